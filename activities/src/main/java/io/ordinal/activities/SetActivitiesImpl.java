@@ -1,0 +1,186 @@
+package io.ordinal.activities;
+
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
+import io.micronaut.transaction.TransactionOperations;
+import java.sql.Connection;
+import io.ordinal.driver.DriverRegistry;
+import io.ordinal.model.Labels;
+import io.ordinal.model.PodFactory;
+import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.SetKey;
+import io.ordinal.model.SetSnapshot;
+import io.ordinal.model.StatefulSetDefaults;
+import io.ordinal.model.StatusCalculator;
+import io.ordinal.store.EventRecorder;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.PodRow;
+import io.ordinal.store.PodStore;
+import io.ordinal.store.PvcRow;
+import io.ordinal.store.Repositories;
+import io.ordinal.store.RevisionStore;
+import io.ordinal.store.StatefulSetStore;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Singleton;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+@Singleton
+public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
+  private final StatefulSetStore sets;
+  private final RevisionStore revisions;
+  private final PodStore pods;
+  private final Repositories.Pvcs pvcs;
+  private final Repositories.StatefulSets setRows;
+  private final EventRecorder events;
+  private final DriverRegistry drivers;
+  private final TransactionOperations<Connection> tx;
+
+  public SetActivitiesImpl(StatefulSetStore sets, RevisionStore revisions, PodStore pods, Repositories.Pvcs pvcs,
+      Repositories.StatefulSets setRows, EventRecorder events, DriverRegistry drivers,
+      TransactionOperations<Connection> tx) {
+    this.tx = tx;
+    this.sets = sets;
+    this.revisions = revisions;
+    this.pods = pods;
+    this.pvcs = pvcs;
+    this.setRows = setRows;
+    this.events = events;
+    this.drivers = drivers;
+  }
+
+  @Override
+  public SetSnapshot refresh(SetKey key) {
+    Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
+    if (found.isEmpty()) {
+      return SetSnapshot.absent(key);
+    }
+    StatefulSet set = found.get();
+    var spec = set.getSpec();
+    StatefulSetStatus previous = set.getStatus();
+    int collisions = previous.getCollisionCount() == null ? 0 : previous.getCollisionCount();
+    RevisionStore.Ensured update = revisions.ensure(key.namespace(), key.name(), spec.getTemplate(), collisions);
+    List<PodSnapshot> observed = pods.ofSet(key.namespace(), key.name()).stream().map(PodStore::snapshot).toList();
+    boolean rolling = StatefulSetDefaults.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
+    StatefulSetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
+        rolling, previous.getCurrentRevision(), update.name(), update.collisionCount(), observed,
+        Instant.now().toEpochMilli());
+    sets.writeStatus(key.namespace(), key.name(), status);
+    int partition = rolling && spec.getUpdateStrategy().getRollingUpdate() != null
+        ? spec.getUpdateStrategy().getRollingUpdate().getPartition() : 0;
+    return new SetSnapshot(key, true, set.getMetadata().getDeletionTimestamp() != null,
+        set.getMetadata().getGeneration(), spec.getReplicas(),
+        StatefulSetDefaults.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
+        rolling, partition, status.getCurrentRevision(), update.name(), observed);
+  }
+
+  @Override
+  public void createPod(SetKey key, int ordinal, String revision) {
+    Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
+    if (found.isEmpty() || found.get().getMetadata().getDeletionTimestamp() != null) {
+      return; // the set went away since the plan was made; the next plan sees it
+    }
+    StatefulSet set = found.get();
+    PodTemplateSpec template = revisions.template(key.namespace(), revision)
+        .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + revision, "MissingRevision"));
+    ensureClaims(set, ordinal);
+    PodRow created = insertPodIfAbsent(set, template, revision, ordinal);
+    if (created != null) {
+      drivers.get(created.driver()).start(created);
+    }
+  }
+
+  private void ensureClaims(StatefulSet set, int ordinal) {
+    String podName = set.getMetadata().getName() + "-" + ordinal;
+    for (PersistentVolumeClaim claim : PodFactory.claims(set, ordinal)) {
+      String id = set.getMetadata().getNamespace() + "/" + claim.getMetadata().getName();
+      if (pvcs.existsById(id)) {
+        continue;
+      }
+      String uid = UUID.randomUUID().toString();
+      tx.executeWrite(status -> {
+        pvcs.save(new PvcRow(id, set.getMetadata().getNamespace(), claim.getMetadata().getName(),
+          set.getMetadata().getName(), ordinal, uid, KubeJson.write(claim), Instant.now(), setRows.nextResourceVersion()));
+      events.record(set.getMetadata().getNamespace(), "StatefulSet", set.getMetadata().getName(),
+          set.getMetadata().getUid(), EventRecorder.NORMAL, "SuccessfulCreate",
+          "create Claim " + claim.getMetadata().getName() + " Pod " + podName + " in StatefulSet "
+              + set.getMetadata().getName() + " success");
+        return null;
+      });
+    }
+  }
+
+  /** Stores the pod in phase Pending unless a pod of that name exists (alive or terminating). */
+  private PodRow insertPodIfAbsent(StatefulSet set, PodTemplateSpec template, String revision, int ordinal) {
+    String namespace = set.getMetadata().getNamespace();
+    Pod pod = PodFactory.pod(set, template, revision, ordinal);
+    String id = namespace + "/" + pod.getMetadata().getName();
+    if (pods.rows().existsById(id)) {
+      return null;
+    }
+    String driver = driverOf(set);
+    PodRow row = new PodRow(id, namespace, pod.getMetadata().getName(), set.getMetadata().getName(), ordinal,
+        UUID.randomUUID().toString(), revision, driver, KubeJson.write(pod), PodSnapshot.PENDING, false, null, null,
+        null, Instant.now(), setRows.nextResourceVersion(), null);
+    tx.executeWrite(status -> {
+      pods.rows().save(row);
+      events.record(namespace, "StatefulSet", set.getMetadata().getName(), set.getMetadata().getUid(),
+          EventRecorder.NORMAL, "SuccessfulCreate",
+          "create Pod " + row.name() + " in StatefulSet " + set.getMetadata().getName() + " successful");
+      return null;
+    });
+    return row;
+  }
+
+  @Override
+  public void deletePod(SetKey key, String podName, String reason) {
+    Optional<PodRow> found = pods.find(key.namespace(), podName);
+    if (found.isEmpty()) {
+      return;
+    }
+    PodRow row = found.get();
+    if (!row.terminating()) {
+      markTerminating(key, row, reason);
+    }
+    drivers.get(row.driver()).stop(pods.find(key.namespace(), podName).orElse(row));
+  }
+
+  private void markTerminating(SetKey key, PodRow row, String reason) {
+    tx.executeWrite(status -> {
+    if (pods.rows().markTerminating(row.id(), row.uid(), Instant.now()) > 0) {
+      String setUid = sets.get(key.namespace(), key.name()).map(s -> s.getMetadata().getUid()).orElse(null);
+      boolean failed = PodSnapshot.FAILED.equals(row.phase()) || PodSnapshot.SUCCEEDED.equals(row.phase());
+      events.record(key.namespace(), "StatefulSet", key.name(), setUid,
+          failed ? EventRecorder.WARNING : EventRecorder.NORMAL,
+          failed ? "RecreatingFailedPod" : "SuccessfulDelete",
+          failed
+              ? "StatefulSet " + key + " is recreating failed Pod " + row.name()
+              : "delete Pod " + row.name() + " in StatefulSet " + key.name() + " successful (" + reason + ")");
+    }
+    return null;
+    });
+  }
+
+  @Override
+  public void finishDeletion(SetKey key) {
+    Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
+    if (found.isEmpty() || found.get().getMetadata().getDeletionTimestamp() == null) {
+      return;
+    }
+    if (!pods.ofSet(key.namespace(), key.name()).isEmpty()) {
+      throw ApplicationFailure.newFailure("StatefulSet " + key + " still has pods", "PodsRemain");
+    }
+    sets.remove(key.namespace(), key.name());
+  }
+
+  private String driverOf(StatefulSet set) {
+    var annotations = set.getMetadata().getAnnotations();
+    String driver = annotations == null ? null : annotations.get(Labels.DRIVER_ANNOTATION);
+    return driver == null ? drivers.defaultDriver() : driver;
+  }
+}

@@ -1,0 +1,44 @@
+package io.ordinal.driver;
+
+import io.micronaut.context.annotation.Value;
+import jakarta.inject.Singleton;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/** The drivers of this service, by name, and the default one (configuration {@code ordinal.driver}). */
+@Singleton
+public class DriverRegistry {
+  private final Map<String, PodDriver> drivers;
+  private final String defaultDriver;
+
+  public DriverRegistry(List<PodDriver> drivers, @Value("${ordinal.driver:sim}") String defaultDriver) {
+    this.drivers = drivers.stream().collect(Collectors.toMap(PodDriver::name, Function.identity()));
+    if (!this.drivers.containsKey(defaultDriver)) {
+      throw new IllegalStateException("ordinal.driver=" + defaultDriver + " is not one of " + this.drivers.keySet());
+    }
+    this.defaultDriver = defaultDriver;
+  }
+
+  public Set<String> names() {
+    return drivers.keySet();
+  }
+
+  public String defaultDriver() {
+    return defaultDriver;
+  }
+
+  public PodDriver get(String name) {
+    PodDriver driver = drivers.get(name);
+    if (driver == null) {
+      throw new IllegalArgumentException("no driver named " + name);
+    }
+    return driver;
+  }
+
+  public void recoverAll() {
+    drivers.values().forEach(PodDriver::recover);
+  }
+}

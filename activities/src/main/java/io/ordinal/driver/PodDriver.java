@@ -1,0 +1,23 @@
+package io.ordinal.driver;
+
+import io.ordinal.store.PodRow;
+
+/**
+ * What actually runs pods: the kubelet and storage provisioner of Ordinal. A driver reports every
+ * change of a pod's phase, readiness or existence by updating the pod's row and calling
+ * {@link PodEvents#podChanged}. Every method is idempotent.
+ */
+public interface PodDriver {
+
+  /** The value of the {@code ordinal.io/driver} annotation that selects this driver. */
+  String name();
+
+  /** Starts a pod that was just stored in phase Pending. */
+  void start(PodRow pod);
+
+  /** Terminates a pod already marked for deletion; its row is removed once it is gone. */
+  void stop(PodRow pod);
+
+  /** At service start: resumes supervision of every pod this driver runs. */
+  void recover();
+}

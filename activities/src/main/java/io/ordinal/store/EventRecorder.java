@@ -1,0 +1,60 @@
+package io.ordinal.store;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import jakarta.inject.Singleton;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
+/** Kubernetes Events, stored in PostgreSQL. */
+@Singleton
+public class EventRecorder {
+  public static final String NORMAL = "Normal";
+  public static final String WARNING = "Warning";
+
+  private final Repositories.Events events;
+  private final Repositories.StatefulSets sets;
+
+  public EventRecorder(Repositories.Events events, Repositories.StatefulSets sets) {
+    this.events = events;
+    this.sets = sets;
+  }
+
+  public void record(String namespace, String kind, String name, String uid, String type, String reason, String message) {
+    Instant now = Instant.now();
+    String eventName = name + "." + Long.toHexString(now.toEpochMilli()) + UUID.randomUUID().toString().substring(0, 4);
+    events.save(new EventRow(null, namespace, eventName, UUID.randomUUID().toString(), kind, name, uid,
+        reason, message, type, now, sets.nextResourceVersion()));
+  }
+
+  public List<Event> list(String namespace) {
+    return events.findByNamespaceOrderById(namespace).stream().map(EventRecorder::toObject).toList();
+  }
+
+  private static Event toObject(EventRow row) {
+    String time = KubeJson.timestamp(row.eventTime());
+    String apiVersion = "StatefulSet".equals(row.involvedKind()) ? "apps/v1" : "v1";
+    return new EventBuilder()
+        .withApiVersion("v1")
+        .withKind("Event")
+        .withNewMetadata()
+          .withName(row.name()).withNamespace(row.namespace()).withUid(row.uid())
+          .withResourceVersion(Long.toString(row.resourceVersion())).withCreationTimestamp(time)
+        .endMetadata()
+        .withNewInvolvedObject()
+          .withApiVersion(apiVersion).withKind(row.involvedKind()).withName(row.involvedName())
+          .withNamespace(row.namespace()).withUid(row.involvedUid())
+        .endInvolvedObject()
+        .withReason(row.reason())
+        .withMessage(row.message())
+        .withType(row.type())
+        .withCount(1)
+        .withFirstTimestamp(time)
+        .withLastTimestamp(time)
+        .withNewEventTime(time)
+        .withNewSource().withComponent("statefulset-controller").endSource()
+        .withReportingComponent("ordinal")
+        .build();
+  }
+}

@@ -1,0 +1,115 @@
+package io.ordinal.store;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.ordinal.model.PodSnapshot;
+import jakarta.inject.Singleton;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Pods and PVCs in PostgreSQL, and their API objects. */
+@Singleton
+public class PodStore {
+  private final Repositories.Pods pods;
+  private final Repositories.Pvcs pvcs;
+
+  public PodStore(Repositories.Pods pods, Repositories.Pvcs pvcs) {
+    this.pods = pods;
+    this.pvcs = pvcs;
+  }
+
+  public Repositories.Pods rows() {
+    return pods;
+  }
+
+  public Optional<PodRow> find(String namespace, String name) {
+    return pods.findById(namespace + "/" + name);
+  }
+
+  public List<PodRow> ofSet(String namespace, String setName) {
+    return pods.findByNamespaceAndSetNameOrderByOrdinal(namespace, setName);
+  }
+
+  public List<Pod> list(String namespace) {
+    return pods.findByNamespaceOrderByName(namespace).stream().map(PodStore::toObject).toList();
+  }
+
+  public Optional<PersistentVolumeClaim> findClaim(String namespace, String name) {
+    return pvcs.findById(namespace + "/" + name).map(PodStore::toObject);
+  }
+
+  public List<PersistentVolumeClaim> listClaims(String namespace) {
+    return pvcs.findByNamespaceOrderByName(namespace).stream().map(PodStore::toObject).toList();
+  }
+
+  public static PodSnapshot snapshot(PodRow row) {
+    return new PodSnapshot(row.ordinal(), row.name(), row.revision(), row.phase(), row.ready(),
+        row.readySince() == null ? 0 : row.readySince().toEpochMilli(), row.terminating());
+  }
+
+  /** The API object: stored metadata and spec, status from the columns the driver maintains. */
+  public static Pod toObject(PodRow row) {
+    Pod pod = KubeJson.read(row.object(), Pod.class);
+    var meta = pod.getMetadata();
+    meta.setUid(row.uid());
+    meta.setResourceVersion(Long.toString(row.resourceVersion()));
+    meta.setCreationTimestamp(KubeJson.timestamp(row.createdAt()));
+    meta.setDeletionTimestamp(KubeJson.timestamp(row.deletionTimestamp()));
+    if (row.terminating()) {
+      meta.setDeletionGracePeriodSeconds(pod.getSpec().getTerminationGracePeriodSeconds());
+    }
+    PodStatus status = new PodStatus();
+    status.setPhase(row.phase());
+    status.setMessage(row.message());
+    status.setStartTime(KubeJson.timestamp(row.startedAt()));
+    boolean running = PodSnapshot.RUNNING.equals(row.phase());
+    String created = KubeJson.timestamp(row.createdAt());
+    String started = KubeJson.timestamp(row.startedAt() == null ? row.createdAt() : row.startedAt());
+    String readyAt = row.ready() ? KubeJson.timestamp(row.readySince()) : started;
+    List<PodCondition> conditions = new ArrayList<>();
+    conditions.add(condition("PodScheduled", true, created));
+    conditions.add(condition("Initialized", row.startedAt() != null, started));
+    conditions.add(condition("ContainersReady", row.ready(), readyAt));
+    conditions.add(condition("Ready", row.ready(), readyAt));
+    status.setConditions(conditions);
+    List<ContainerStatus> containers = new ArrayList<>();
+    for (var c : pod.getSpec().getContainers()) {
+      ContainerStatusBuilder cs = new ContainerStatusBuilder()
+          .withName(c.getName()).withImage(c.getImage()).withReady(row.ready()).withRestartCount(0)
+          .withStarted(running);
+      if (running) {
+        cs.withNewState().withNewRunning(started).endState();
+      } else if (PodSnapshot.FAILED.equals(row.phase())) {
+        cs.withNewState().withNewTerminated().withExitCode(1).withReason("Error").endTerminated().endState();
+      } else {
+        cs.withNewState().withNewWaiting().withReason("ContainerCreating").endWaiting().endState();
+      }
+      containers.add(cs.build());
+    }
+    status.setContainerStatuses(containers);
+    pod.setStatus(status);
+    return pod;
+  }
+
+  private static PodCondition condition(String type, boolean value, String since) {
+    return new PodConditionBuilder().withType(type).withStatus(value ? "True" : "False")
+        .withLastTransitionTime(since).build();
+  }
+
+  public static PersistentVolumeClaim toObject(PvcRow row) {
+    PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+    claim.setApiVersion("v1");
+    claim.setKind("PersistentVolumeClaim");
+    claim.getMetadata().setUid(row.uid());
+    claim.getMetadata().setResourceVersion(Long.toString(row.resourceVersion()));
+    claim.getMetadata().setCreationTimestamp(KubeJson.timestamp(row.createdAt()));
+    return claim;
+  }
+
+}

@@ -1,0 +1,81 @@
+package io.ordinal.store;
+
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.data.annotation.Query;
+import io.micronaut.data.jdbc.annotation.JdbcRepository;
+import io.micronaut.data.model.query.builder.sql.Dialect;
+import io.micronaut.data.repository.CrudRepository;
+import java.time.Instant;
+import java.util.List;
+
+/** Micronaut Data repositories, one per table. */
+public final class Repositories {
+  private Repositories() {}
+
+  @JdbcRepository(dialect = Dialect.POSTGRES)
+  public interface StatefulSets extends CrudRepository<StatefulSetRow, String> {
+    List<StatefulSetRow> findByNamespaceOrderByName(String namespace);
+
+    List<StatefulSetRow> listOrderById();
+
+    @Query("SELECT nextval('resource_version_seq')")
+    long nextResourceVersion();
+
+    /** Optimistic concurrency: writes only when the stored resourceVersion is still {@code expected}. */
+    @Query("""
+        UPDATE statefulsets SET object = :object, generation = :generation, resource_version = :resourceVersion,
+          deletion_timestamp = :deletionTimestamp
+        WHERE id = :id AND resource_version = :expected""")
+    long updateIfVersion(String id, long expected, String object, long generation, long resourceVersion,
+        @Nullable Instant deletionTimestamp);
+
+    @Query("UPDATE statefulsets SET status = :status, resource_version = nextval('resource_version_seq') WHERE id = :id")
+    long updateStatus(String id, String status);
+  }
+
+  @JdbcRepository(dialect = Dialect.POSTGRES)
+  public interface ControllerRevisions extends CrudRepository<ControllerRevisionRow, String> {
+    List<ControllerRevisionRow> findByNamespaceAndSetNameOrderByRevision(String namespace, String setName);
+
+    List<ControllerRevisionRow> findByNamespaceOrderByName(String namespace);
+
+    @Query("UPDATE controller_revisions SET revision = :revision, resource_version = nextval('resource_version_seq') WHERE id = :id")
+    long updateRevision(String id, long revision);
+
+    void deleteByNamespaceAndSetName(String namespace, String setName);
+  }
+
+  @JdbcRepository(dialect = Dialect.POSTGRES)
+  public interface Pods extends CrudRepository<PodRow, String> {
+    List<PodRow> findByNamespaceAndSetNameOrderByOrdinal(String namespace, String setName);
+
+    List<PodRow> findByNamespaceOrderByName(String namespace);
+
+    List<PodRow> findByDriver(String driver);
+
+    @Query("""
+        UPDATE pods SET phase = :phase, ready = :ready, ready_since = :readySince, started_at = :startedAt,
+          message = :message, resource_version = nextval('resource_version_seq')
+        WHERE id = :id AND uid = :uid""")
+    long updateStatus(String id, String uid, String phase, boolean ready, @Nullable Instant readySince,
+        @Nullable Instant startedAt, @Nullable String message);
+
+    @Query("""
+        UPDATE pods SET deletion_timestamp = :deletionTimestamp, resource_version = nextval('resource_version_seq')
+        WHERE id = :id AND uid = :uid AND deletion_timestamp IS NULL""")
+    long markTerminating(String id, String uid, Instant deletionTimestamp);
+
+    @Query("DELETE FROM pods WHERE id = :id AND uid = :uid")
+    long deleteByIdAndUid(String id, String uid);
+  }
+
+  @JdbcRepository(dialect = Dialect.POSTGRES)
+  public interface Pvcs extends CrudRepository<PvcRow, String> {
+    List<PvcRow> findByNamespaceOrderByName(String namespace);
+  }
+
+  @JdbcRepository(dialect = Dialect.POSTGRES)
+  public interface Events extends CrudRepository<EventRow, Long> {
+    List<EventRow> findByNamespaceOrderById(String namespace);
+  }
+}

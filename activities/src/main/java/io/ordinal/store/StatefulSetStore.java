@@ -1,0 +1,140 @@
+package io.ordinal.store;
+
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
+import io.micronaut.transaction.annotation.Transactional;
+import jakarta.inject.Singleton;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * StatefulSets in PostgreSQL. The spec and metadata live in {@code object}; uid, generation,
+ * resourceVersion and timestamps in their own columns, which win when the object is read back.
+ */
+@Singleton
+public class StatefulSetStore {
+  private final Repositories.StatefulSets sets;
+  private final Repositories.ControllerRevisions revisions;
+
+  public StatefulSetStore(Repositories.StatefulSets sets, Repositories.ControllerRevisions revisions) {
+    this.sets = sets;
+    this.revisions = revisions;
+  }
+
+  public static String id(String namespace, String name) {
+    return namespace + "/" + name;
+  }
+
+  public Optional<StatefulSet> get(String namespace, String name) {
+    return sets.findById(id(namespace, name)).map(StatefulSetStore::toObject);
+  }
+
+  public List<StatefulSet> list(String namespace) {
+    List<StatefulSetRow> rows = namespace == null ? sets.listOrderById() : sets.findByNamespaceOrderByName(namespace);
+    return rows.stream().map(StatefulSetStore::toObject).toList();
+  }
+
+  /** Stores a new set at generation 1. */
+  @Transactional
+  public StatefulSet create(StatefulSet set) {
+    String namespace = set.getMetadata().getNamespace();
+    String name = set.getMetadata().getName();
+    if (sets.existsById(id(namespace, name))) {
+      throw new StoreException(StoreException.Reason.ALREADY_EXISTS,
+          "statefulsets.apps \"" + name + "\" already exists");
+    }
+    Instant now = Instant.now();
+    StatefulSet stored = KubeJson.copy(set, StatefulSet.class);
+    stored.setStatus(null);
+    stored.getMetadata().setUid(UUID.randomUUID().toString());
+    stored.getMetadata().setGeneration(1L);
+    stored.getMetadata().setResourceVersion(null);
+    stored.getMetadata().setCreationTimestamp(null);
+    stored.getMetadata().setDeletionTimestamp(null);
+    sets.save(new StatefulSetRow(id(namespace, name), namespace, name, stored.getMetadata().getUid(),
+        sets.nextResourceVersion(), 1, now, null, KubeJson.write(stored), null));
+    return get(namespace, name).orElseThrow();
+  }
+
+  /**
+   * Replaces metadata and spec if the stored resourceVersion is still {@code expectedVersion}.
+   * The generation is bumped when the spec changed.
+   */
+  @Transactional
+  public StatefulSet update(StatefulSet set, long expectedVersion) {
+    String namespace = set.getMetadata().getNamespace();
+    String name = set.getMetadata().getName();
+    StatefulSetRow row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
+    StatefulSet old = toObject(row);
+    boolean specChanged = !Objects.equals(KubeJson.write(old.getSpec()), KubeJson.write(set.getSpec()));
+    long generation = row.generation() + (specChanged ? 1 : 0);
+    StatefulSet stored = KubeJson.copy(set, StatefulSet.class);
+    stored.setStatus(null);
+    stored.getMetadata().setUid(row.uid());
+    stored.getMetadata().setGeneration(generation);
+    stored.getMetadata().setResourceVersion(null);
+    stored.getMetadata().setCreationTimestamp(null);
+    stored.getMetadata().setDeletionTimestamp(null);
+    long updated = sets.updateIfVersion(row.id(), expectedVersion, KubeJson.write(stored), generation,
+        sets.nextResourceVersion(), row.deletionTimestamp());
+    if (updated == 0) {
+      throw conflict(name);
+    }
+    return get(namespace, name).orElseThrow();
+  }
+
+  /** Starts the deletion of a set: its controller removes the pods, then the set. */
+  @Transactional
+  public StatefulSet markDeleting(String namespace, String name) {
+    StatefulSetRow row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
+    if (row.deletionTimestamp() == null) {
+      sets.updateIfVersion(row.id(), row.resourceVersion(), row.object(), row.generation(),
+          sets.nextResourceVersion(), Instant.now());
+    }
+    return get(namespace, name).orElseThrow();
+  }
+
+  /** Writes the status when it differs from the stored one (a status write bumps resourceVersion). */
+  @Transactional
+  public void writeStatus(String namespace, String name, StatefulSetStatus status) {
+    String json = KubeJson.write(status);
+    sets.findById(id(namespace, name))
+        .filter(row -> !json.equals(row.status()))
+        .ifPresent(row -> sets.updateStatus(row.id(), json));
+  }
+
+  /** Removes a set and its revisions; its PVCs stay. */
+  @Transactional
+  public void remove(String namespace, String name) {
+    revisions.deleteByNamespaceAndSetName(namespace, name);
+    sets.deleteById(id(namespace, name));
+  }
+
+  public static StatefulSet toObject(StatefulSetRow row) {
+    StatefulSet set = KubeJson.read(row.object(), StatefulSet.class);
+    set.setApiVersion("apps/v1");
+    set.setKind("StatefulSet");
+    var meta = set.getMetadata();
+    meta.setNamespace(row.namespace());
+    meta.setName(row.name());
+    meta.setUid(row.uid());
+    meta.setGeneration(row.generation());
+    meta.setResourceVersion(Long.toString(row.resourceVersion()));
+    meta.setCreationTimestamp(KubeJson.timestamp(row.createdAt()));
+    meta.setDeletionTimestamp(KubeJson.timestamp(row.deletionTimestamp()));
+    set.setStatus(row.status() == null ? new StatefulSetStatus() : KubeJson.read(row.status(), StatefulSetStatus.class));
+    return set;
+  }
+
+  static StoreException notFound(String name) {
+    return new StoreException(StoreException.Reason.NOT_FOUND, "statefulsets.apps \"" + name + "\" not found");
+  }
+
+  static StoreException conflict(String name) {
+    return new StoreException(StoreException.Reason.CONFLICT, "Operation cannot be fulfilled on statefulsets.apps \""
+        + name + "\": the object has been modified; please apply your changes to the latest version and try again");
+  }
+}

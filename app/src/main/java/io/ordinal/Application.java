@@ -1,0 +1,57 @@
+package io.ordinal;
+
+import io.micronaut.context.ApplicationContext;
+import io.micronaut.runtime.server.EmbeddedServer;
+import io.ordinal.runtime.EmbeddedRuntime;
+import io.ordinal.runtime.Settings;
+import io.swagger.v3.oas.annotations.OpenAPIDefinition;
+import io.swagger.v3.oas.annotations.info.Info;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+@OpenAPIDefinition(info = @Info(title = "ordinal", version = "0.1.0",
+    description = "StatefulSets (apps/v1) whose every scale and rollout is a durable Temporal workflow"))
+public final class Application {
+  private static final Logger log = LoggerFactory.getLogger(Application.class);
+
+  private Application() {}
+
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && !args[0].equals("server")) {
+      System.err.println("usage: ordinal server");
+      System.exit(2);
+    }
+    Settings settings = Settings.fromEnvironment(System.getenv());
+    EmbeddedRuntime runtime = EmbeddedRuntime.start(settings);
+    ApplicationContext context = null;
+    EmbeddedServer server;
+    try {
+      context = ApplicationContext.builder()
+          .deduceEnvironment(false)
+          .properties(runtime.properties())
+          .start();
+      server = context.getBean(EmbeddedServer.class).start();
+    } catch (RuntimeException e) {
+      log.error("start-up failed", e);
+      if (context != null) {
+        context.close();
+      }
+      runtime.close();
+      System.exit(1);
+      return;
+    }
+    ApplicationContext started = context;
+    // One hook, so that the order is right: stop taking requests and work, then the database and Temporal.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      log.info("stopping");
+      server.stop();
+      started.close();
+      runtime.close();
+    }, "ordinal-shutdown"));
+    System.out.println("Ordinal API:      http://localhost:" + server.getPort() + "/apis/apps/v1/namespaces/default/statefulsets");
+    if (runtime.webUi() != null) {
+      System.out.println("Temporal Web UI:  " + runtime.webUi() + "/namespaces/" + settings.temporalNamespace() + "/workflows");
+    }
+    System.out.println("Data directory:   " + settings.dataDir());
+  }
+}

@@ -1,0 +1,60 @@
+package io.ordinal.api;
+
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.StatusCause;
+import io.ordinal.model.FieldError;
+import java.util.List;
+
+/** An API error, answered as a Kubernetes {@code Status} object. */
+public class ApiException extends RuntimeException {
+  private final transient Status status;
+
+  public ApiException(Status status) {
+    super(status.getMessage());
+    this.status = status;
+  }
+
+  public Status status() {
+    return status;
+  }
+
+  public int code() {
+    return status.getCode();
+  }
+
+  public static ApiException of(int code, String reason, String message) {
+    return new ApiException(new StatusBuilder().withApiVersion("v1").withKind("Status")
+        .withNewMetadata().endMetadata()
+        .withStatus("Failure").withCode(code).withReason(reason).withMessage(message).build());
+  }
+
+  public static ApiException badRequest(String message) {
+    return of(400, "BadRequest", message);
+  }
+
+  public static ApiException notFound(String resource, String name) {
+    return of(404, "NotFound", resource + " \"" + name + "\" not found");
+  }
+
+  public static ApiException unsupportedMediaType(String contentType, List<String> supported) {
+    return of(415, "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: " + String.join(", ", supported)
+            + (contentType == null ? "" : " (got " + contentType + ")"));
+  }
+
+  /** 422 Invalid, one cause per field error, as the Kubernetes API reports validation failures. */
+  public static ApiException invalid(String group, String kind, String name, List<FieldError> errors) {
+    String qualified = group.isEmpty() ? kind : kind + "." + group;
+    String message = qualified + " \"" + name + "\" is invalid: "
+        + String.join(", ", errors.stream().map(FieldError::describe).toList());
+    List<StatusCause> causes = errors.stream()
+        .map(e -> new StatusCause(e.field(), e.message(), e.reason())).toList();
+    return new ApiException(new StatusBuilder().withApiVersion("v1").withKind("Status")
+        .withNewMetadata().endMetadata()
+        .withStatus("Failure").withCode(422).withReason("Invalid").withMessage(message)
+        .withNewDetails().withName(name).withGroup(group.isEmpty() ? null : group).withKind(kind.toLowerCase() + "s")
+          .withCauses(causes).endDetails()
+        .build());
+  }
+}

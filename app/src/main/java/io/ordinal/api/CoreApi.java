@@ -1,0 +1,126 @@
+package io.ordinal.api;
+
+import io.fabric8.kubernetes.api.model.EventList;
+import io.fabric8.kubernetes.api.model.EventListBuilder;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimList;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimListBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.PodListBuilder;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.QueryValue;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.ordinal.activities.SetActivitiesImpl;
+import io.ordinal.model.LabelSelectors;
+import io.ordinal.model.SetKey;
+import io.ordinal.store.EventRecorder;
+import io.ordinal.store.PodStore;
+import io.ordinal.temporal.SetSignals;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.util.List;
+import java.util.Map;
+
+/** {@code /api/v1}: the pods, PVCs and events of sets. */
+@Controller("/api/v1/namespaces/{namespace}")
+@ExecuteOn(TaskExecutors.BLOCKING)
+@Tag(name = "v1")
+public class CoreApi {
+  private final PodStore pods;
+  private final EventRecorder events;
+  private final SetActivitiesImpl activities;
+  private final SetSignals signals;
+
+  public CoreApi(PodStore pods, EventRecorder events, SetActivitiesImpl activities, SetSignals signals) {
+    this.pods = pods;
+    this.events = events;
+    this.activities = activities;
+    this.signals = signals;
+  }
+
+  @Get(value = "/pods", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List pods, optionally filtered by labelSelector")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PodList.class)))
+  public HttpResponse<String> listPods(HttpRequest<?> request, String namespace, @Nullable @QueryValue String labelSelector) {
+    LabelSelector selector = parseSelector(labelSelector);
+    List<Pod> items = pods.list(namespace).stream()
+        .filter(p -> selector == null || LabelSelectors.matches(selector, labels(p.getMetadata().getLabels())))
+        .toList();
+    return KubeCodec.ok(request, new PodListBuilder().withApiVersion("v1").withKind("PodList")
+        .withMetadata(new io.fabric8.kubernetes.api.model.ListMeta()).withItems(items).build());
+  }
+
+  @Get(value = "/pods/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Read a pod")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
+  public HttpResponse<String> getPod(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, pods.find(namespace, name).map(PodStore::toObject)
+        .orElseThrow(() -> ApiException.notFound("pods", name)));
+  }
+
+  @Delete(value = "/pods/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Delete a pod; its set recreates it with the same identity and storage")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
+  public HttpResponse<String> deletePod(HttpRequest<?> request, String namespace, String name) {
+    var row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
+    SetKey key = new SetKey(namespace, row.setName());
+    activities.deletePod(key, name, "deleted through the API");
+    signals.podChanged(namespace, row.setName(), name);
+    return KubeCodec.ok(request, pods.find(namespace, name).map(PodStore::toObject).orElse(PodStore.toObject(row)));
+  }
+
+  @Get(value = "/persistentvolumeclaims", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List PVCs, optionally filtered by labelSelector")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaimList.class)))
+  public HttpResponse<String> listClaims(HttpRequest<?> request, String namespace, @Nullable @QueryValue String labelSelector) {
+    LabelSelector selector = parseSelector(labelSelector);
+    List<PersistentVolumeClaim> items = pods.listClaims(namespace).stream()
+        .filter(c -> selector == null || LabelSelectors.matches(selector, labels(c.getMetadata().getLabels())))
+        .toList();
+    return KubeCodec.ok(request, new PersistentVolumeClaimListBuilder().withApiVersion("v1")
+        .withKind("PersistentVolumeClaimList").withMetadata(new io.fabric8.kubernetes.api.model.ListMeta()).withItems(items).build());
+  }
+
+  @Get(value = "/persistentvolumeclaims/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Read a PVC")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaim.class)))
+  public HttpResponse<String> getClaim(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, pods.findClaim(namespace, name)
+        .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name)));
+  }
+
+  @Get(value = "/events", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List events, oldest first")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = EventList.class)))
+  public HttpResponse<String> listEvents(HttpRequest<?> request, String namespace) {
+    return KubeCodec.ok(request, new EventListBuilder().withApiVersion("v1").withKind("EventList")
+        .withMetadata(new io.fabric8.kubernetes.api.model.ListMeta()).withItems(events.list(namespace)).build());
+  }
+
+  private static LabelSelector parseSelector(String text) {
+    if (text == null || text.isBlank()) {
+      return null;
+    }
+    try {
+      return LabelSelectors.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest("invalid labelSelector: " + e.getMessage());
+    }
+  }
+
+  private static Map<String, String> labels(Map<String, String> labels) {
+    return labels == null ? Map.of() : labels;
+  }
+}

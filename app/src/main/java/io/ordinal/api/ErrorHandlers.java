@@ -1,0 +1,60 @@
+package io.ordinal.api;
+
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Error;
+import io.micronaut.http.exceptions.ContentLengthExceededException;
+import io.micronaut.web.router.exceptions.UnsatisfiedRouteException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Every error leaves as a Kubernetes Status object, never as a bare 500. */
+@Controller
+public class ErrorHandlers {
+  private static final Logger log = LoggerFactory.getLogger(ErrorHandlers.class);
+
+  @Error(global = true, exception = ApiException.class)
+  public HttpResponse<String> api(HttpRequest<?> request, ApiException e) {
+    return KubeCodec.respond(request, e.code(), e.status());
+  }
+
+  @Error(global = true, status = HttpStatus.NOT_FOUND)
+  public HttpResponse<String> notFound(HttpRequest<?> request) {
+    return KubeCodec.respond(request, 404, ApiException.of(404, "NotFound",
+        "the server could not find the requested resource " + request.getPath()).status());
+  }
+
+  @Error(global = true, status = HttpStatus.METHOD_NOT_ALLOWED)
+  public HttpResponse<String> methodNotAllowed(HttpRequest<?> request) {
+    return KubeCodec.respond(request, 405, ApiException.of(405, "MethodNotAllowed",
+        "the server does not allow this method on the requested resource").status());
+  }
+
+  @Error(global = true, status = HttpStatus.UNSUPPORTED_MEDIA_TYPE)
+  public HttpResponse<String> unsupportedMediaType(HttpRequest<?> request) {
+    String type = request.getContentType().map(Object::toString).orElse(null);
+    List<String> accepted = request.getMethodName().equals("PATCH")
+        ? List.of(KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH) : KubeCodec.BODY_TYPES;
+    return KubeCodec.respond(request, 415, ApiException.unsupportedMediaType(type, accepted).status());
+  }
+
+  @Error(global = true, exception = ContentLengthExceededException.class)
+  public HttpResponse<String> tooLarge(HttpRequest<?> request, ContentLengthExceededException e) {
+    return KubeCodec.respond(request, 413, ApiException.of(413, "RequestEntityTooLarge", e.getMessage()).status());
+  }
+
+  @Error(global = true, exception = UnsatisfiedRouteException.class)
+  public HttpResponse<String> unsatisfied(HttpRequest<?> request, UnsatisfiedRouteException e) {
+    return KubeCodec.respond(request, 400, ApiException.badRequest(e.getMessage()).status());
+  }
+
+  @Error(global = true, exception = Exception.class)
+  public HttpResponse<String> unexpected(HttpRequest<?> request, Exception e) {
+    log.error("unexpected error on {} {}", request.getMethodName(), request.getPath(), e);
+    return KubeCodec.respond(request, 500, ApiException.of(500, "InternalError",
+        "an internal error occurred: " + e.getClass().getSimpleName()).status());
+  }
+}

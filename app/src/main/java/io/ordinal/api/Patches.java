@@ -1,0 +1,52 @@
+package io.ordinal.api;
+
+import io.micronaut.http.HttpRequest;
+import io.ordinal.store.KubeJson;
+import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonException;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonStructure;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.util.List;
+
+/** PATCH bodies: JSON Merge Patch (RFC 7386) and JSON Patch (RFC 6902), applied with JSON-P. */
+final class Patches {
+  private Patches() {}
+
+  /** Applies the request's patch to {@code current} and returns the patched object. */
+  static <T> T apply(HttpRequest<?> request, String body, T current, Class<T> type) {
+    String mediaType = KubeCodec.mediaType(request);
+    JsonValue target = parse(KubeJson.write(current));
+    JsonValue patched;
+    try {
+      patched = switch (mediaType) {
+        case KubeCodec.MERGE_PATCH -> Json.createMergePatch(parse(body)).apply(target);
+        case KubeCodec.JSON_PATCH -> {
+          JsonValue patch = parse(body);
+          if (!(patch instanceof JsonArray array)) {
+            throw ApiException.badRequest("a JSON patch must be an array of operations");
+          }
+          yield Json.createPatch(array).apply((JsonStructure) target);
+        }
+        default -> throw ApiException.unsupportedMediaType(mediaType,
+            List.of(KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH));
+      };
+    } catch (JsonException | ClassCastException | IllegalArgumentException e) {
+      throw ApiException.badRequest("the patch could not be applied: " + e.getMessage());
+    }
+    return KubeCodec.read("application/json", patched.toString(), type);
+  }
+
+  private static JsonValue parse(String text) {
+    if (text == null || text.isBlank()) {
+      throw ApiException.badRequest("the request body is empty");
+    }
+    try (JsonReader reader = Json.createReader(new StringReader(text))) {
+      return reader.readValue();
+    } catch (JsonException e) {
+      throw ApiException.badRequest("the patch is not valid JSON: " + e.getMessage());
+    }
+  }
+}

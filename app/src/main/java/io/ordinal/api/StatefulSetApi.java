@@ -1,0 +1,138 @@
+package io.ordinal.api;
+
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetList;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetListBuilder;
+import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
+import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpRequest;
+import io.micronaut.http.HttpResponse;
+import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
+import io.micronaut.http.annotation.Controller;
+import io.micronaut.http.annotation.Delete;
+import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Patch;
+import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Put;
+import io.micronaut.scheduling.TaskExecutors;
+import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
+import io.swagger.v3.oas.annotations.tags.Tag;
+
+/** {@code /apis/apps/v1}: StatefulSets and their scale and status subresources. */
+@Controller("/apis/apps/v1")
+@ExecuteOn(TaskExecutors.BLOCKING)
+@Tag(name = "apps/v1")
+public class StatefulSetApi {
+  private static final String SETS = "/namespaces/{namespace}/statefulsets";
+  private static final String SET = SETS + "/{name}";
+
+  private final StatefulSetService service;
+
+  public StatefulSetApi(StatefulSetService service) {
+    this.service = service;
+  }
+
+  @Get(value = SETS, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List the StatefulSets of a namespace")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSetList.class)))
+  public HttpResponse<String> list(HttpRequest<?> request, String namespace) {
+    return KubeCodec.ok(request, listOf(service.list(namespace)));
+  }
+
+  @Get(value = "/statefulsets", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List the StatefulSets of all namespaces")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSetList.class)))
+  public HttpResponse<String> listAll(HttpRequest<?> request) {
+    return KubeCodec.ok(request, listOf(service.list(null)));
+  }
+
+  @Post(value = SETS, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Create a StatefulSet")
+  @RequestBody(content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> create(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
+    StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
+    return KubeCodec.respond(request, 201, service.create(namespace, set));
+  }
+
+  @Get(value = SET, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Read a StatefulSet")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> get(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, service.get(namespace, name));
+  }
+
+  @Put(value = SET, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Replace a StatefulSet (409 when metadata.resourceVersion is stale)")
+  @RequestBody(content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> replace(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
+    return KubeCodec.ok(request, service.replace(namespace, name, set));
+  }
+
+  @Patch(value = SET, consumes = {KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a StatefulSet with a JSON merge patch or a JSON patch")
+  @RequestBody(content = @Content(schema = @Schema(type = "object")))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> patch(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    StatefulSet current = service.get(namespace, name);
+    StatefulSet patched = Patches.apply(request, body, current, StatefulSet.class);
+    // A patch applies to the version it was computed against unless it names one itself.
+    if (java.util.Objects.equals(patched.getMetadata().getResourceVersion(), current.getMetadata().getResourceVersion())) {
+      patched.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
+    }
+    return KubeCodec.ok(request, service.replace(namespace, name, patched));
+  }
+
+  @Delete(value = SET, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Delete a StatefulSet: its pods go highest ordinal first, its PVCs stay")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> delete(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, service.delete(namespace, name));
+  }
+
+  @Get(value = SET + "/status", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Read a StatefulSet with its status")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> status(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, service.get(namespace, name));
+  }
+
+  @Get(value = SET + "/scale", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Read the scale subresource")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
+  public HttpResponse<String> getScale(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, service.scale(namespace, name));
+  }
+
+  @Put(value = SET + "/scale", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Set spec.replicas through the scale subresource")
+  @RequestBody(content = @Content(schema = @Schema(implementation = Scale.class)))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
+  public HttpResponse<String> replaceScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    Scale scale = KubeCodec.read(request, body, Scale.class);
+    return KubeCodec.ok(request, service.replaceScale(namespace, name, scale));
+  }
+
+  @Patch(value = SET + "/scale", consumes = {KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch the scale subresource")
+  @RequestBody(content = @Content(schema = @Schema(type = "object")))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
+  public HttpResponse<String> patchScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    Scale current = service.scale(namespace, name);
+    Scale patched = Patches.apply(request, body, current, Scale.class);
+    return KubeCodec.ok(request, service.replaceScale(namespace, name, patched));
+  }
+
+  private static StatefulSetList listOf(java.util.List<StatefulSet> items) {
+    return new StatefulSetListBuilder().withApiVersion("apps/v1").withKind("StatefulSetList")
+        .withMetadata(new io.fabric8.kubernetes.api.model.ListMeta()).withItems(items).build();
+  }
+}

@@ -1,0 +1,194 @@
+package io.ordinal.api;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
+import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
+import io.ordinal.driver.DriverRegistry;
+import io.ordinal.model.FieldError;
+import io.ordinal.model.LabelSelectors;
+import io.ordinal.model.SetKey;
+import io.ordinal.model.StatefulSetDefaults;
+import io.ordinal.model.StatefulSetValidation;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.StatefulSetStore;
+import io.ordinal.store.StoreException;
+import io.ordinal.temporal.SetSignals;
+import jakarta.inject.Singleton;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The StatefulSet resource: defaulting, validation, optimistic concurrency, then a signal to the
+ * set's controller workflow. A write either is stored whole or is refused with a Status.
+ */
+@Singleton
+public class StatefulSetService {
+  static final String GROUP = "apps";
+  static final String KIND = "StatefulSet";
+  static final String RESOURCE = "statefulsets.apps";
+
+  private final StatefulSetStore store;
+  private final SetSignals signals;
+  private final DriverRegistry drivers;
+
+  public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers) {
+    this.store = store;
+    this.signals = signals;
+    this.drivers = drivers;
+  }
+
+  public List<StatefulSet> list(String namespace) {
+    return store.list(namespace);
+  }
+
+  public StatefulSet get(String namespace, String name) {
+    return store.get(namespace, name).orElseThrow(() -> ApiException.notFound(RESOURCE, name));
+  }
+
+  public StatefulSet create(String namespace, StatefulSet set) {
+    checkTypeAndNamespace(namespace, set);
+    ObjectMeta meta = set.getMetadata();
+    if (meta.getName() == null && meta.getGenerateName() != null && !meta.getGenerateName().isEmpty()) {
+      meta.setName(meta.getGenerateName() + Long.toString(System.nanoTime() % 100_000, 36));
+    }
+    StatefulSetDefaults.apply(set);
+    List<FieldError> errors = StatefulSetValidation.validateCreate(set, drivers.names());
+    if (!errors.isEmpty()) {
+      throw ApiException.invalid(GROUP, KIND, Objects.requireNonNullElse(meta.getName(), ""), errors);
+    }
+    StatefulSet stored = mapStoreErrors(meta.getName(), () -> store.create(set));
+    signals.specChanged(key(stored), stored.getMetadata().getGeneration());
+    return stored;
+  }
+
+  /** PUT: replaces metadata and spec; status is ignored, as on the main resource upstream. */
+  public StatefulSet replace(String namespace, String name, StatefulSet set) {
+    checkTypeAndNamespace(namespace, set);
+    if (set.getMetadata().getName() == null) {
+      set.getMetadata().setName(name);
+    }
+    if (!name.equals(set.getMetadata().getName())) {
+      throw ApiException.badRequest("the name of the object (" + set.getMetadata().getName()
+          + ") does not match the name on the URL (" + name + ")");
+    }
+    StatefulSet old = get(namespace, name);
+    if (old.getMetadata().getDeletionTimestamp() != null) {
+      throw ApiException.of(409, "Conflict", "statefulsets.apps \"" + name + "\" is being deleted");
+    }
+    long expected = expectedVersion(set, old);
+    StatefulSetDefaults.apply(set);
+    List<FieldError> errors = StatefulSetValidation.validateUpdate(set, old, drivers.names());
+    if (!errors.isEmpty()) {
+      throw ApiException.invalid(GROUP, KIND, name, errors);
+    }
+    StatefulSet stored = mapStoreErrors(name, () -> store.update(set, expected));
+    if (!Objects.equals(stored.getMetadata().getGeneration(), old.getMetadata().getGeneration())) {
+      signals.specChanged(key(stored), stored.getMetadata().getGeneration());
+    }
+    return stored;
+  }
+
+  public StatefulSet delete(String namespace, String name) {
+    StatefulSet deleting = mapStoreErrors(name, () -> store.markDeleting(namespace, name));
+    signals.specChanged(key(deleting), deleting.getMetadata().getGeneration());
+    return deleting;
+  }
+
+  public Scale scale(String namespace, String name) {
+    StatefulSet set = get(namespace, name);
+    var selector = set.getSpec().getSelector();
+    return new ScaleBuilder()
+        .withApiVersion("autoscaling/v1").withKind("Scale")
+        .withNewMetadata()
+          .withName(name).withNamespace(namespace).withUid(set.getMetadata().getUid())
+          .withResourceVersion(set.getMetadata().getResourceVersion())
+          .withCreationTimestamp(set.getMetadata().getCreationTimestamp())
+        .endMetadata()
+        .withNewSpec().withReplicas(set.getSpec().getReplicas()).endSpec()
+        .withNewStatus()
+          .withReplicas(Objects.requireNonNullElse(set.getStatus().getReplicas(), 0))
+          .withSelector(selector == null ? null : LabelSelectors.format(selector))
+        .endStatus()
+        .build();
+  }
+
+  /** PUT on /scale: only spec.replicas changes; resourceVersion is checked like on the set. */
+  public Scale replaceScale(String namespace, String name, Scale scale) {
+    StatefulSet set = get(namespace, name);
+    if (scale.getMetadata() != null && scale.getMetadata().getName() != null && !name.equals(scale.getMetadata().getName())) {
+      throw ApiException.badRequest("the name of the object (" + scale.getMetadata().getName()
+          + ") does not match the name on the URL (" + name + ")");
+    }
+    Integer replicas = scale.getSpec() == null ? null : scale.getSpec().getReplicas();
+    List<FieldError> errors = new ArrayList<>();
+    if (replicas == null) {
+      errors.add(new FieldError("FieldValueRequired", "spec.replicas", "Required value"));
+    } else if (replicas < 0) {
+      errors.add(new FieldError("FieldValueInvalid", "spec.replicas",
+          "Invalid value: " + replicas + ": must be greater than or equal to 0"));
+    }
+    if (!errors.isEmpty()) {
+      throw ApiException.invalid("autoscaling", "Scale", name, errors);
+    }
+    StatefulSet changed = KubeJson.copy(set, StatefulSet.class);
+    changed.getSpec().setReplicas(replicas);
+    changed.getMetadata().setResourceVersion(scale.getMetadata() == null ? null : scale.getMetadata().getResourceVersion());
+    replace(namespace, name, changed);
+    return scale(namespace, name);
+  }
+
+  private void checkTypeAndNamespace(String namespace, StatefulSet set) {
+    List<FieldError> nsErrors = StatefulSetValidation.validateNamespace(namespace);
+    if (!nsErrors.isEmpty()) {
+      throw ApiException.invalid(GROUP, KIND, namespace, nsErrors);
+    }
+    if (set.getApiVersion() != null && !set.getApiVersion().equals("apps/v1")) {
+      throw ApiException.badRequest("apiVersion " + set.getApiVersion() + " is not supported here; use apps/v1");
+    }
+    if (set.getKind() != null && !set.getKind().equals(KIND)) {
+      throw ApiException.badRequest("kind " + set.getKind() + " does not match the resource StatefulSet");
+    }
+    set.setApiVersion("apps/v1");
+    set.setKind(KIND);
+    if (set.getMetadata() == null) {
+      set.setMetadata(new ObjectMeta());
+    }
+    if (set.getMetadata().getNamespace() == null || set.getMetadata().getNamespace().isEmpty()) {
+      set.getMetadata().setNamespace(namespace);
+    } else if (!set.getMetadata().getNamespace().equals(namespace)) {
+      throw ApiException.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+  }
+
+  /** The resourceVersion a write must match: the client's, or the stored one for an unconditional write. */
+  private static long expectedVersion(StatefulSet set, StatefulSet old) {
+    String sent = set.getMetadata().getResourceVersion();
+    if (sent == null || sent.isEmpty()) {
+      return Long.parseLong(old.getMetadata().getResourceVersion());
+    }
+    try {
+      return Long.parseLong(sent);
+    } catch (NumberFormatException e) {
+      throw ApiException.invalid(GROUP, KIND, old.getMetadata().getName(), List.of(new FieldError(
+          "FieldValueInvalid", "metadata.resourceVersion", "Invalid value: \"" + sent + "\": must be an integer")));
+    }
+  }
+
+  private static <T> T mapStoreErrors(String name, java.util.function.Supplier<T> write) {
+    try {
+      return write.get();
+    } catch (StoreException e) {
+      throw switch (e.reason()) {
+        case NOT_FOUND -> ApiException.notFound(RESOURCE, name);
+        case ALREADY_EXISTS -> ApiException.of(409, "AlreadyExists", e.getMessage());
+        case CONFLICT -> ApiException.of(409, "Conflict", e.getMessage());
+      };
+    }
+  }
+
+  private static SetKey key(StatefulSet set) {
+    return new SetKey(set.getMetadata().getNamespace(), set.getMetadata().getName());
+  }
+}

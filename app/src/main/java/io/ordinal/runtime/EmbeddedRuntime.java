@@ -1,0 +1,85 @@
+package io.ordinal.runtime;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the service needs before Micronaut starts: PostgreSQL and Temporal, embedded unless
+ * {@code ORDINAL_DB_URL} / {@code TEMPORAL_ADDRESS} point elsewhere. Yields the Micronaut
+ * properties that connect to them.
+ */
+public final class EmbeddedRuntime implements AutoCloseable {
+  private final EmbeddedPostgresServer postgres;
+  private final TemporalDevServer temporal;
+  private final Map<String, Object> properties;
+  private final String webUi;
+
+  private EmbeddedRuntime(EmbeddedPostgresServer postgres, TemporalDevServer temporal, Map<String, Object> properties, String webUi) {
+    this.postgres = postgres;
+    this.temporal = temporal;
+    this.properties = properties;
+    this.webUi = webUi;
+  }
+
+  public static EmbeddedRuntime start(Settings settings) throws IOException, InterruptedException {
+    Files.createDirectories(settings.dataDir());
+    Map<String, Object> props = new HashMap<>();
+    props.put("micronaut.server.port", settings.httpPort());
+    props.put("ordinal.data-dir", settings.dataDir().toString());
+    props.put("temporal.namespace", settings.temporalNamespace());
+    EmbeddedPostgresServer postgres = null;
+    TemporalDevServer temporal = null;
+    try {
+      if (settings.dbUrl() == null) {
+        postgres = EmbeddedPostgresServer.start(settings.dataDir());
+        props.put("datasources.default.url", postgres.jdbcUrl());
+        props.put("datasources.default.username", "postgres");
+        props.put("datasources.default.password", "postgres");
+      } else {
+        props.put("datasources.default.url", settings.dbUrl());
+        props.put("datasources.default.username", settings.dbUser());
+        props.put("datasources.default.password", settings.dbPassword());
+      }
+      String webUi = null;
+      if (settings.temporalAddress() == null) {
+        temporal = TemporalDevServer.start(settings);
+        props.put("temporal.address", "127.0.0.1:" + settings.temporalPort());
+        webUi = settings.temporalHeadless() ? null : "http://localhost:" + settings.temporalUiPort();
+      } else {
+        props.put("temporal.address", settings.temporalAddress());
+      }
+      return new EmbeddedRuntime(postgres, temporal, props, webUi);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      closeQuietly(temporal);
+      closeQuietly(postgres);
+      throw e;
+    }
+  }
+
+  public Map<String, Object> properties() {
+    return properties;
+  }
+
+  /** The Temporal Web UI, when this runtime started the dev server with one. */
+  public String webUi() {
+    return webUi;
+  }
+
+  @Override
+  public void close() {
+    closeQuietly(temporal);
+    closeQuietly(postgres);
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable != null) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        org.slf4j.LoggerFactory.getLogger(EmbeddedRuntime.class).warn("error while stopping {}", closeable, e);
+      }
+    }
+  }
+}

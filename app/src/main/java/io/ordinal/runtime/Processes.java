@@ -1,0 +1,53 @@
+package io.ordinal.runtime;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Helpers for the helper processes the service owns (Temporal dev server, PostgreSQL). */
+final class Processes {
+  private Processes() {}
+
+  /** The live process whose pid is the first line of {@code pidFile}, if any. */
+  static Optional<ProcessHandle> fromPidFile(Path pidFile) {
+    try {
+      if (!Files.exists(pidFile)) {
+        return Optional.empty();
+      }
+      String first = Files.readAllLines(pidFile).stream().findFirst().orElse("").trim();
+      return ProcessHandle.of(Long.parseLong(first)).filter(ProcessHandle::isAlive);
+    } catch (IOException | NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Sends {@code signal} (e.g. INT, TERM), waits up to {@code grace}, then kills. */
+  static void stop(ProcessHandle process, String signal, Duration grace) {
+    try {
+      new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+      process.onExit().get(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      process.destroyForcibly();
+      process.onExit().join();
+    }
+  }
+
+  static boolean portOpen(String host, int port) {
+    try (var socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(host, port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  static int freePort() {
+    try (var socket = new java.net.ServerSocket(0)) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

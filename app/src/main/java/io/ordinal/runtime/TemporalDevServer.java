@@ -1,0 +1,77 @@
+package io.ordinal.runtime;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code temporal server start-dev} process, with its database file under the data dir so that
+ * workflows survive restarts. An orphan from a killed run (found through the pid file) is stopped first.
+ */
+final class TemporalDevServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TemporalDevServer.class);
+  private final Process process;
+  private final Path pidFile;
+
+  private TemporalDevServer(Process process, Path pidFile) {
+    this.process = process;
+    this.pidFile = pidFile;
+  }
+
+  static TemporalDevServer start(Settings settings) throws IOException, InterruptedException {
+    Path dir = settings.dataDir().resolve("temporal");
+    Files.createDirectories(dir);
+    Path pidFile = dir.resolve("temporal.pid");
+    Processes.fromPidFile(pidFile).ifPresent(orphan -> {
+      log.warn("stopping Temporal dev server (pid {}) left running by a previous run", orphan.pid());
+      Processes.stop(orphan, "TERM", Duration.ofSeconds(15));
+    });
+    List<String> command = new ArrayList<>(List.of(settings.temporalCli(), "server", "start-dev",
+        "--db-filename", dir.resolve("temporal.db").toString(),
+        "--ip", "127.0.0.1",
+        "--port", Integer.toString(settings.temporalPort()),
+        "--namespace", settings.temporalNamespace(),
+        "--log-level", "warn"));
+    if (settings.temporalHeadless()) {
+      command.add("--headless");
+    } else {
+      command.addAll(List.of("--ui-port", Integer.toString(settings.temporalUiPort())));
+    }
+    Process process;
+    try {
+      process = new ProcessBuilder(command)
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(settings.dataDir().resolve("temporal.log").toFile()))
+          .start();
+    } catch (IOException e) {
+      throw new IOException("cannot run the temporal CLI '" + settings.temporalCli()
+          + "' (set ORDINAL_TEMPORAL_CLI, or start through ./ordinal server, which installs it)", e);
+    }
+    Files.writeString(pidFile, process.pid() + "\n");
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+    while (!Processes.portOpen("127.0.0.1", settings.temporalPort())) {
+      if (!process.isAlive()) {
+        throw new IOException("temporal dev server exited with " + process.exitValue() + "; see "
+            + settings.dataDir().resolve("temporal.log"));
+      }
+      if (Instant.now().isAfter(deadline)) {
+        process.destroyForcibly();
+        throw new IOException("temporal dev server did not open port " + settings.temporalPort() + " within 60s");
+      }
+      Thread.sleep(100);
+    }
+    return new TemporalDevServer(process, pidFile);
+  }
+
+  @Override
+  public void close() throws IOException {
+    Processes.stop(process.toHandle(), "TERM", Duration.ofSeconds(15));
+    Files.deleteIfExists(pidFile);
+  }
+}

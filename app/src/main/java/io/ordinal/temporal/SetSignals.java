@@ -1,0 +1,84 @@
+package io.ordinal.temporal;
+
+import io.micronaut.scheduling.annotation.Scheduled;
+import io.ordinal.driver.PodEvents;
+import io.ordinal.model.SetKey;
+import io.ordinal.store.StatefulSetStore;
+import io.ordinal.workflow.ControllerInput;
+import io.ordinal.workflow.Operations;
+import io.ordinal.workflow.OrdinalSearchAttributes;
+import io.ordinal.workflow.StatefulSetControllerWorkflow;
+import io.temporal.client.BatchRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wakes a set's controller workflow, starting it when it is not running (signal-with-start).
+ * The database is the source of truth: a lost signal only delays work, and {@link #resync} and
+ * the start-up nudge catch up with any set whose spec the controller has not yet observed.
+ */
+@Singleton
+public class SetSignals implements PodEvents {
+  private static final Logger log = LoggerFactory.getLogger(SetSignals.class);
+  private final WorkflowClient client;
+  private final StatefulSetStore sets;
+
+  public SetSignals(WorkflowClient client, StatefulSetStore sets) {
+    this.client = client;
+    this.sets = sets;
+  }
+
+  public void specChanged(SetKey key, long generation) {
+    signal(key, true, generation, null);
+  }
+
+  @Override
+  public void podChanged(String namespace, String setName, String podName) {
+    signal(new SetKey(namespace, setName), false, 0, podName);
+  }
+
+  /** Signals every set once, so that work a crash interrupted resumes. */
+  public void nudgeAll() {
+    sets.list(null).forEach(set -> signal(
+        new SetKey(set.getMetadata().getNamespace(), set.getMetadata().getName()), true,
+        set.getMetadata().getGeneration(), null));
+  }
+
+  /** Safety net for a signal lost between a write and its signal: wake sets the controller is behind on. */
+  @Scheduled(fixedDelay = "${ordinal.resync-interval:30s}", initialDelay = "${ordinal.resync-interval:30s}")
+  void resync() {
+    for (var set : sets.list(null)) {
+      Long observed = set.getStatus() == null ? null : set.getStatus().getObservedGeneration();
+      boolean behind = observed == null || observed < set.getMetadata().getGeneration();
+      if (behind || set.getMetadata().getDeletionTimestamp() != null) {
+        signal(new SetKey(set.getMetadata().getNamespace(), set.getMetadata().getName()), true,
+            set.getMetadata().getGeneration(), null);
+      }
+    }
+  }
+
+  private void signal(SetKey key, boolean spec, long generation, String podName) {
+    try {
+      StatefulSetControllerWorkflow controller = client.newWorkflowStub(StatefulSetControllerWorkflow.class,
+          WorkflowOptions.newBuilder()
+              .setWorkflowId(key.controllerWorkflowId())
+              .setTaskQueue(Operations.TASK_QUEUE)
+              .setTypedSearchAttributes(OrdinalSearchAttributes.of(key, Operations.CONTROLLER, null))
+              .setStaticSummary("controller of StatefulSet " + key)
+              .build());
+      BatchRequest request = client.newSignalWithStartRequest();
+      request.add(controller::run, ControllerInput.start(key));
+      if (spec) {
+        request.add(controller::specChanged, generation);
+      } else {
+        request.add(controller::podChanged, podName);
+      }
+      client.signalWithStart(request);
+    } catch (RuntimeException e) {
+      log.warn("could not signal the controller of {} (it catches up on resync): {}", key, e.toString());
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.ordinal.temporal;
+
+import io.micronaut.context.event.ApplicationEventListener;
+import io.micronaut.runtime.server.event.ServerStartupEvent;
+import io.ordinal.activities.SetActivitiesImpl;
+import io.ordinal.driver.DriverRegistry;
+import io.ordinal.workflow.OperationWorkflowImpl;
+import io.ordinal.workflow.Operations;
+import io.ordinal.workflow.OrdinalSearchAttributes;
+import io.ordinal.workflow.StatefulSetControllerWorkflowImpl;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.OperatorServiceStubs;
+import io.temporal.serviceclient.OperatorServiceStubsOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Once the HTTP server is up: registers the search attributes, starts the worker, lets the drivers
+ * re-adopt their pods, and nudges every set's controller so that work interrupted by a crash resumes.
+ */
+@Singleton
+public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEvent> {
+  private static final Logger log = LoggerFactory.getLogger(WorkerLifecycle.class);
+  private final WorkerFactory factory;
+  private final WorkflowServiceStubs stubs;
+  private final WorkflowClient client;
+  private final SetActivitiesImpl activities;
+  private final DriverRegistry drivers;
+  private final SetSignals signals;
+
+  public WorkerLifecycle(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client,
+      SetActivitiesImpl activities, DriverRegistry drivers, SetSignals signals) {
+    this.factory = factory;
+    this.stubs = stubs;
+    this.client = client;
+    this.activities = activities;
+    this.drivers = drivers;
+    this.signals = signals;
+  }
+
+  @Override
+  public void onApplicationEvent(ServerStartupEvent event) {
+    registerSearchAttributes();
+    Worker worker = factory.newWorker(Operations.TASK_QUEUE,
+        WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
+    worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    worker.registerActivitiesImplementations(activities);
+    factory.start();
+    drivers.recoverAll();
+    signals.nudgeAll();
+  }
+
+  /** Adds the Ordinal search attributes the namespace lacks (idempotent; also for external clusters). */
+  private void registerSearchAttributes() {
+    String namespace = client.getOptions().getNamespace();
+    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(
+        OperatorServiceStubsOptions.newBuilder().setChannel(stubs.getRawChannel()).validateAndBuildWithDefaults());
+    try {
+      var existing = operator.blockingStub().listSearchAttributes(
+          ListSearchAttributesRequest.newBuilder().setNamespace(namespace).build()).getCustomAttributesMap();
+      Map<String, IndexedValueType> missing = OrdinalSearchAttributes.ALL.stream()
+          .filter(key -> !existing.containsKey(key.getName()))
+          .collect(Collectors.toMap(key -> key.getName(), key -> IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+      if (!missing.isEmpty()) {
+        operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+            .setNamespace(namespace).putAllSearchAttributes(missing).build());
+        log.info("registered search attributes {}", missing.keySet());
+      }
+    } finally {
+      operator.shutdown();
+    }
+  }
+
+  @PreDestroy
+  void stop() {
+    factory.shutdown();
+    factory.awaitTermination(10, TimeUnit.SECONDS);
+  }
+}

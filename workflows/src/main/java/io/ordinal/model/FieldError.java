@@ -1,0 +1,45 @@
+package io.ordinal.model;
+
+/**
+ * One validation failure, in the shape of a Kubernetes {@code StatusCause}.
+ *
+ * @param reason {@code FieldValueInvalid}, {@code FieldValueRequired}, {@code FieldValueNotSupported},
+ *     {@code FieldValueDuplicate}, {@code FieldValueForbidden} or {@code FieldValueNotFound}
+ * @param field the field path, e.g. {@code spec.template.spec.containers[0].name}
+ */
+public record FieldError(String reason, String field, String message) {
+
+  static FieldError invalid(String field, Object value, String detail) {
+    return new FieldError("FieldValueInvalid", field, "Invalid value: " + render(value) + ": " + detail);
+  }
+
+  static FieldError required(String field, String detail) {
+    return new FieldError("FieldValueRequired", field, "Required value" + (detail.isEmpty() ? "" : ": " + detail));
+  }
+
+  static FieldError notSupported(String field, Object value, String... supported) {
+    return new FieldError("FieldValueNotSupported", field,
+        "Unsupported value: " + render(value) + ": supported values: \"" + String.join("\", \"", supported) + "\"");
+  }
+
+  static FieldError duplicate(String field, Object value) {
+    return new FieldError("FieldValueDuplicate", field, "Duplicate value: " + render(value));
+  }
+
+  static FieldError forbidden(String field, String detail) {
+    return new FieldError("FieldValueForbidden", field, "Forbidden: " + detail);
+  }
+
+  static FieldError notFound(String field, Object value) {
+    return new FieldError("FieldValueNotFound", field, "Not found: " + render(value));
+  }
+
+  /** Kubernetes renders the full message as {@code <field>: <detail>}. */
+  public String describe() {
+    return field + ": " + message;
+  }
+
+  private static String render(Object value) {
+    return value instanceof String s ? "\"" + s + "\"" : String.valueOf(value);
+  }
+}

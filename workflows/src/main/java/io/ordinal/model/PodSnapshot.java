@@ -1,0 +1,45 @@
+package io.ordinal.model;
+
+/**
+ * What the planner needs to know about one pod of a set, as observed at one instant.
+ *
+ * @param readySinceMillis when the pod last became Ready (epoch millis), 0 when it is not Ready
+ */
+public record PodSnapshot(
+    int ordinal,
+    String name,
+    String revision,
+    String phase,
+    boolean ready,
+    long readySinceMillis,
+    boolean terminating) {
+
+  public static final String PENDING = "Pending";
+  public static final String RUNNING = "Running";
+  public static final String SUCCEEDED = "Succeeded";
+  public static final String FAILED = "Failed";
+
+  /** Upstream {@code isFailed}/{@code isSucceeded}: a pod that will never run again and must be replaced. */
+  public boolean finished() {
+    return FAILED.equals(phase) || SUCCEEDED.equals(phase);
+  }
+
+  public boolean runningAndReady() {
+    return RUNNING.equals(phase) && ready;
+  }
+
+  /** Upstream {@code isRunningAndAvailable}: Running, Ready, and Ready for at least minReadySeconds. */
+  public boolean available(int minReadySeconds, long nowMillis) {
+    return runningAndReady() && (minReadySeconds <= 0 || readySinceMillis + minReadySeconds * 1000L <= nowMillis);
+  }
+
+  /** When this pod becomes available, if it is Ready now; 0 when it is not Ready. */
+  public long availableAtMillis(int minReadySeconds) {
+    return runningAndReady() ? readySinceMillis + Math.max(0, minReadySeconds) * 1000L : 0;
+  }
+
+  /** Upstream {@code isHealthy}: Running and Ready, and not being deleted. */
+  public boolean healthy() {
+    return runningAndReady() && !terminating;
+  }
+}

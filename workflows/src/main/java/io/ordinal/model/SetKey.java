@@ -1,0 +1,24 @@
+package io.ordinal.model;
+
+/** Identifies one StatefulSet. Small enough to travel in every workflow payload. */
+public record SetKey(String namespace, String name) {
+
+  /** Id of the set's long-lived controller workflow: the single writer for this set. */
+  public String controllerWorkflowId() {
+    return "statefulset/" + namespace + "/" + name;
+  }
+
+  /** Readable id of one operation run by the controller, e.g. {@code statefulset/default/web/scale-3}. */
+  public String operationWorkflowId(String operation, long sequence) {
+    return controllerWorkflowId() + "/" + operation + "-" + sequence;
+  }
+
+  public String podName(int ordinal) {
+    return name + "-" + ordinal;
+  }
+
+  @Override
+  public String toString() {
+    return namespace + "/" + name;
+  }
+}

@@ -1,0 +1,26 @@
+package io.ordinal.model;
+
+import java.util.List;
+
+/**
+ * The state of one set as observed by an activity: the parts of the spec that drive the planner,
+ * the revisions, and the pods. Kept small (no pod templates) so that workflow histories stay bounded.
+ */
+public record SetSnapshot(
+    SetKey key,
+    boolean exists,
+    boolean deleting,
+    long generation,
+    int replicas,
+    boolean parallel,
+    int minReadySeconds,
+    boolean rollingUpdate,
+    int partition,
+    String currentRevision,
+    String updateRevision,
+    List<PodSnapshot> pods) {
+
+  public static SetSnapshot absent(SetKey key) {
+    return new SetSnapshot(key, false, false, 0, 0, false, 0, true, 0, null, null, List.of());
+  }
+}

@@ -1,0 +1,460 @@
+package io.ordinal.model;
+
+import static io.ordinal.model.StatefulSetDefaults.nullSafe;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The apps/v1 validation rules for a StatefulSet ({@code ValidateStatefulSet},
+ * {@code ValidateStatefulSetUpdate}), reporting every failure with its field path. Run on a
+ * defaulted object. Pure: the known drivers are passed in.
+ */
+public final class StatefulSetValidation {
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  private static final Pattern QUALIFIED_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+  private static final Pattern PERCENT = Pattern.compile("[0-9]+%");
+  private static final Set<String> SELECTOR_OPERATORS = Set.of("In", "NotIn", "Exists", "DoesNotExist");
+  private static final Set<String> PROTOCOLS = Set.of("TCP", "UDP", "SCTP");
+  private static final Set<String> ACCESS_MODES =
+      Set.of("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod");
+
+  private final Set<String> drivers;
+  private final List<FieldError> errors = new ArrayList<>();
+
+  private StatefulSetValidation(Set<String> drivers) {
+    this.drivers = drivers;
+  }
+
+  /** Validates a new set. */
+  public static List<FieldError> validateCreate(StatefulSet set, Set<String> drivers) {
+    StatefulSetValidation v = new StatefulSetValidation(drivers);
+    v.validate(set);
+    return v.errors;
+  }
+
+  /** Validates a changed set: every create rule plus immutability against {@code old}. */
+  public static List<FieldError> validateUpdate(StatefulSet set, StatefulSet old, Set<String> drivers) {
+    StatefulSetValidation v = new StatefulSetValidation(drivers);
+    v.validate(set);
+    if (set.getSpec() != null && old.getSpec() != null) {
+      v.immutable("spec.selector", set.getSpec().getSelector(), old.getSpec().getSelector());
+      v.immutable("spec.serviceName", set.getSpec().getServiceName(), old.getSpec().getServiceName());
+      v.immutable("spec.podManagementPolicy",
+          set.getSpec().getPodManagementPolicy(), old.getSpec().getPodManagementPolicy());
+      v.immutable("spec.volumeClaimTemplates",
+          set.getSpec().getVolumeClaimTemplates(), old.getSpec().getVolumeClaimTemplates());
+    }
+    v.immutable("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]",
+        annotation(set, Labels.DRIVER_ANNOTATION), annotation(old, Labels.DRIVER_ANNOTATION));
+    return v.errors;
+  }
+
+  /** Validates a namespace name as used in a path. */
+  public static List<FieldError> validateNamespace(String namespace) {
+    StatefulSetValidation v = new StatefulSetValidation(Set.of());
+    v.dnsLabel("metadata.namespace", namespace);
+    return v.errors;
+  }
+
+  private void validate(StatefulSet set) {
+    validateMetadata(set.getMetadata());
+    StatefulSetSpec spec = set.getSpec();
+    if (spec == null) {
+      errors.add(FieldError.required("spec", ""));
+      return;
+    }
+    nonNegative("spec.replicas", spec.getReplicas());
+    nonNegative("spec.minReadySeconds", spec.getMinReadySeconds());
+    nonNegative("spec.revisionHistoryLimit", spec.getRevisionHistoryLimit());
+    String name = set.getMetadata() == null ? null : set.getMetadata().getName();
+    if (name != null && spec.getReplicas() != null && spec.getReplicas() > 0 && DNS_SUBDOMAIN.matcher(name).matches()) {
+      String lastPod = name + "-" + (spec.getReplicas() - 1);
+      if (lastPod.length() > 63 || !DNS_LABEL.matcher(lastPod).matches()) {
+        errors.add(FieldError.invalid("metadata.name", name,
+            "pod name " + lastPod + " must be a valid DNS label (at most 63 characters, no dots)"));
+      }
+    }
+    if (spec.getServiceName() != null && !spec.getServiceName().isEmpty()) {
+      dnsLabel("spec.serviceName", spec.getServiceName());
+    }
+    String policy = spec.getPodManagementPolicy();
+    if (!StatefulSetDefaults.ORDERED_READY.equals(policy) && !StatefulSetDefaults.PARALLEL.equals(policy)) {
+      errors.add(FieldError.notSupported("spec.podManagementPolicy", policy,
+          StatefulSetDefaults.ORDERED_READY, StatefulSetDefaults.PARALLEL));
+    }
+    validateUpdateStrategy(spec);
+    var retention = spec.getPersistentVolumeClaimRetentionPolicy();
+    if (retention != null) {
+      retentionValue("spec.persistentVolumeClaimRetentionPolicy.whenDeleted", retention.getWhenDeleted());
+      retentionValue("spec.persistentVolumeClaimRetentionPolicy.whenScaled", retention.getWhenScaled());
+    }
+    if (spec.getOrdinals() != null) {
+      nonNegative("spec.ordinals.start", spec.getOrdinals().getStart());
+    }
+    validateSelector(spec);
+    Set<String> claimNames = validateClaimTemplates(nullSafe(spec.getVolumeClaimTemplates()));
+    validateTemplate(spec, claimNames);
+  }
+
+  private void validateMetadata(ObjectMeta meta) {
+    if (meta == null || meta.getName() == null || meta.getName().isEmpty()) {
+      errors.add(FieldError.required("metadata.name", "name is required"));
+    } else if (meta.getName().length() > 253 || !DNS_SUBDOMAIN.matcher(meta.getName()).matches()) {
+      errors.add(FieldError.invalid("metadata.name", meta.getName(),
+          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.',"
+              + " and must start and end with an alphanumeric character"));
+    }
+    if (meta == null) {
+      return;
+    }
+    labels("metadata.labels", meta.getLabels());
+    if (meta.getAnnotations() != null) {
+      for (String key : meta.getAnnotations().keySet()) {
+        qualifiedName("metadata.annotations", key);
+      }
+      String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
+      if (driver != null && !drivers.contains(driver)) {
+        errors.add(FieldError.notSupported("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]", driver,
+            drivers.stream().sorted().toArray(String[]::new)));
+      }
+    }
+  }
+
+  private void validateUpdateStrategy(StatefulSetSpec spec) {
+    var strategy = spec.getUpdateStrategy();
+    String type = strategy.getType();
+    if (StatefulSetDefaults.ON_DELETE.equals(type)) {
+      if (strategy.getRollingUpdate() != null) {
+        errors.add(FieldError.invalid("spec.updateStrategy.rollingUpdate", "rollingUpdate",
+            "only allowed for updateStrategy '" + StatefulSetDefaults.ROLLING_UPDATE + "'"));
+      }
+    } else if (StatefulSetDefaults.ROLLING_UPDATE.equals(type)) {
+      var rolling = strategy.getRollingUpdate();
+      if (rolling != null) {
+        nonNegative("spec.updateStrategy.rollingUpdate.partition", rolling.getPartition());
+        validateMaxUnavailable(rolling.getMaxUnavailable());
+      }
+    } else {
+      errors.add(FieldError.notSupported("spec.updateStrategy.type", type,
+          StatefulSetDefaults.ON_DELETE, StatefulSetDefaults.ROLLING_UPDATE));
+    }
+  }
+
+  private void validateMaxUnavailable(IntOrString value) {
+    String field = "spec.updateStrategy.rollingUpdate.maxUnavailable";
+    if (value == null) {
+      return;
+    }
+    if (value.getIntVal() != null) {
+      if (value.getIntVal() < 1) {
+        errors.add(FieldError.invalid(field, value.getIntVal(), "must be greater than 0"));
+      }
+    } else if (value.getStrVal() == null || !PERCENT.matcher(value.getStrVal()).matches()) {
+      errors.add(FieldError.invalid(field, value.getStrVal(), "a valid percent string must be a numeric string followed by an ending '%'"));
+    } else {
+      int percent = Integer.parseInt(value.getStrVal().substring(0, value.getStrVal().length() - 1));
+      if (percent < 1 || percent > 100) {
+        errors.add(FieldError.invalid(field, value.getStrVal(), "must be greater than 0% and at most 100%"));
+      }
+    }
+  }
+
+  private void validateSelector(StatefulSetSpec spec) {
+    LabelSelector selector = spec.getSelector();
+    if (selector == null) {
+      errors.add(FieldError.required("spec.selector", ""));
+      return;
+    }
+    labels("spec.selector.matchLabels", selector.getMatchLabels());
+    List<LabelSelectorRequirement> expressions = nullSafe(selector.getMatchExpressions());
+    for (int i = 0; i < expressions.size(); i++) {
+      LabelSelectorRequirement r = expressions.get(i);
+      String path = "spec.selector.matchExpressions[" + i + "]";
+      qualifiedName(path + ".key", r.getKey());
+      if (!SELECTOR_OPERATORS.contains(r.getOperator())) {
+        errors.add(FieldError.notSupported(path + ".operator", r.getOperator(), "DoesNotExist", "Exists", "In", "NotIn"));
+      } else if (Set.of("In", "NotIn").contains(r.getOperator()) && nullSafe(r.getValues()).isEmpty()) {
+        errors.add(FieldError.required(path + ".values", "must be specified when `operator` is 'In' or 'NotIn'"));
+      } else if (Set.of("Exists", "DoesNotExist").contains(r.getOperator()) && !nullSafe(r.getValues()).isEmpty()) {
+        errors.add(FieldError.forbidden(path + ".values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      }
+    }
+    if (nullSafe(expressions).isEmpty() && (selector.getMatchLabels() == null || selector.getMatchLabels().isEmpty())) {
+      errors.add(FieldError.invalid("spec.selector", "{}", "empty selector is invalid for statefulset"));
+      return;
+    }
+    Map<String, String> templateLabels = spec.getTemplate() == null || spec.getTemplate().getMetadata() == null
+        ? Map.of() : nullSafeMap(spec.getTemplate().getMetadata().getLabels());
+    if (!LabelSelectors.matches(selector, templateLabels)) {
+      errors.add(FieldError.invalid("spec.template.metadata.labels", templateLabels,
+          "`selector` does not match template `labels`"));
+    }
+  }
+
+  private Set<String> validateClaimTemplates(List<PersistentVolumeClaim> claims) {
+    Set<String> names = new HashSet<>();
+    for (int i = 0; i < claims.size(); i++) {
+      PersistentVolumeClaim claim = claims.get(i);
+      String path = "spec.volumeClaimTemplates[" + i + "]";
+      String name = claim.getMetadata() == null ? null : claim.getMetadata().getName();
+      if (name == null || name.isEmpty()) {
+        errors.add(FieldError.required(path + ".metadata.name", "name is required"));
+      } else {
+        dnsSubdomain(path + ".metadata.name", name);
+        if (!names.add(name)) {
+          errors.add(FieldError.duplicate(path + ".metadata.name", name));
+        }
+      }
+      if (claim.getSpec() == null) {
+        errors.add(FieldError.required(path + ".spec", ""));
+        continue;
+      }
+      List<String> modes = nullSafe(claim.getSpec().getAccessModes());
+      if (modes.isEmpty()) {
+        errors.add(FieldError.required(path + ".spec.accessModes", "at least 1 access mode is required"));
+      }
+      for (int m = 0; m < modes.size(); m++) {
+        if (!ACCESS_MODES.contains(modes.get(m))) {
+          errors.add(FieldError.notSupported(path + ".spec.accessModes[" + m + "]", modes.get(m),
+              "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"));
+        }
+      }
+      Quantity storage = claim.getSpec().getResources() == null || claim.getSpec().getResources().getRequests() == null
+          ? null : claim.getSpec().getResources().getRequests().get("storage");
+      String storagePath = path + ".spec.resources.requests[storage]";
+      if (storage == null) {
+        errors.add(FieldError.required(storagePath, ""));
+      } else {
+        quantity(storagePath, storage, true);
+      }
+    }
+    return names;
+  }
+
+  private void validateTemplate(StatefulSetSpec spec, Set<String> claimNames) {
+    if (spec.getTemplate() == null) {
+      errors.add(FieldError.required("spec.template", ""));
+      return;
+    }
+    if (spec.getTemplate().getMetadata() != null) {
+      labels("spec.template.metadata.labels", spec.getTemplate().getMetadata().getLabels());
+    }
+    PodSpec pod = spec.getTemplate().getSpec();
+    if (pod == null) {
+      errors.add(FieldError.required("spec.template.spec", ""));
+      return;
+    }
+    if (!"Always".equals(pod.getRestartPolicy())) {
+      errors.add(FieldError.notSupported("spec.template.spec.restartPolicy", pod.getRestartPolicy(), "Always"));
+    }
+    if (pod.getActiveDeadlineSeconds() != null) {
+      errors.add(FieldError.forbidden("spec.template.spec.activeDeadlineSeconds", "activeDeadlineSeconds in StatefulSet is not Supported"));
+    }
+    nonNegative("spec.template.spec.terminationGracePeriodSeconds", pod.getTerminationGracePeriodSeconds());
+    Set<String> volumeNames = new HashSet<>(claimNames);
+    List<Volume> volumes = nullSafe(pod.getVolumes());
+    for (int i = 0; i < volumes.size(); i++) {
+      String path = "spec.template.spec.volumes[" + i + "].name";
+      String name = volumes.get(i).getName();
+      if (name == null || name.isEmpty()) {
+        errors.add(FieldError.required(path, ""));
+      } else {
+        dnsLabel(path, name);
+        if (!volumeNames.add(name) && !claimNames.contains(name)) {
+          errors.add(FieldError.duplicate(path, name));
+        }
+      }
+    }
+    List<Container> containers = nullSafe(pod.getContainers());
+    if (containers.isEmpty()) {
+      errors.add(FieldError.required("spec.template.spec.containers", ""));
+    }
+    Set<String> containerNames = new HashSet<>();
+    validateContainers("spec.template.spec.initContainers", nullSafe(pod.getInitContainers()), containerNames, volumeNames);
+    validateContainers("spec.template.spec.containers", containers, containerNames, volumeNames);
+  }
+
+  private void validateContainers(String base, List<Container> containers, Set<String> seen, Set<String> volumeNames) {
+    for (int i = 0; i < containers.size(); i++) {
+      Container c = containers.get(i);
+      String path = base + "[" + i + "]";
+      if (c.getName() == null || c.getName().isEmpty()) {
+        errors.add(FieldError.required(path + ".name", ""));
+      } else {
+        dnsLabel(path + ".name", c.getName());
+        if (!seen.add(c.getName())) {
+          errors.add(FieldError.duplicate(path + ".name", c.getName()));
+        }
+      }
+      if (c.getImage() == null || c.getImage().isBlank()) {
+        errors.add(FieldError.required(path + ".image", ""));
+      }
+      Set<String> portNames = new HashSet<>();
+      List<ContainerPort> ports = nullSafe(c.getPorts());
+      for (int p = 0; p < ports.size(); p++) {
+        ContainerPort port = ports.get(p);
+        String portPath = path + ".ports[" + p + "]";
+        if (port.getContainerPort() == null) {
+          errors.add(FieldError.required(portPath + ".containerPort", ""));
+        } else if (port.getContainerPort() < 1 || port.getContainerPort() > 65535) {
+          errors.add(FieldError.invalid(portPath + ".containerPort", port.getContainerPort(), "must be between 1 and 65535, inclusive"));
+        }
+        if (port.getHostPort() != null && (port.getHostPort() < 0 || port.getHostPort() > 65535)) {
+          errors.add(FieldError.invalid(portPath + ".hostPort", port.getHostPort(), "must be between 1 and 65535, inclusive"));
+        }
+        if (port.getProtocol() != null && !PROTOCOLS.contains(port.getProtocol())) {
+          errors.add(FieldError.notSupported(portPath + ".protocol", port.getProtocol(), "SCTP", "TCP", "UDP"));
+        }
+        if (port.getName() != null && !port.getName().isEmpty()) {
+          if (port.getName().length() > 15 || !DNS_LABEL.matcher(port.getName()).matches()) {
+            errors.add(FieldError.invalid(portPath + ".name", port.getName(), "must be no more than 15 characters, lower case alphanumeric or '-'"));
+          } else if (!portNames.add(port.getName())) {
+            errors.add(FieldError.duplicate(portPath + ".name", port.getName()));
+          }
+        }
+      }
+      List<VolumeMount> mounts = nullSafe(c.getVolumeMounts());
+      Set<String> mountPaths = new HashSet<>();
+      for (int m = 0; m < mounts.size(); m++) {
+        VolumeMount mount = mounts.get(m);
+        String mountPath = path + ".volumeMounts[" + m + "]";
+        if (mount.getName() == null || mount.getName().isEmpty()) {
+          errors.add(FieldError.required(mountPath + ".name", ""));
+        } else if (!volumeNames.contains(mount.getName())) {
+          errors.add(FieldError.notFound(mountPath + ".name", mount.getName()));
+        }
+        if (mount.getMountPath() == null || mount.getMountPath().isEmpty()) {
+          errors.add(FieldError.required(mountPath + ".mountPath", ""));
+        } else if (!mountPaths.add(mount.getMountPath())) {
+          errors.add(FieldError.invalid(mountPath + ".mountPath", mount.getMountPath(), "must be unique"));
+        }
+      }
+      if (c.getResources() != null) {
+        resources(path + ".resources.limits", c.getResources().getLimits());
+        resources(path + ".resources.requests", c.getResources().getRequests());
+      }
+    }
+  }
+
+  private void resources(String path, Map<String, Quantity> values) {
+    if (values != null) {
+      values.forEach((name, quantity) -> quantity(path + "[" + name + "]", quantity, false));
+    }
+  }
+
+  private void quantity(String path, Quantity quantity, boolean positive) {
+    try {
+      var amount = quantity.getNumericalAmount();
+      if (amount.signum() < 0 || (positive && amount.signum() == 0)) {
+        errors.add(FieldError.invalid(path, quantity.toString(), positive ? "must be greater than zero" : "must be greater than or equal to 0"));
+      }
+    } catch (RuntimeException e) {
+      errors.add(FieldError.invalid(path, quantity.toString(), "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"));
+    }
+  }
+
+  private void retentionValue(String path, String value) {
+    if (!StatefulSetDefaults.RETAIN.equals(value) && !StatefulSetDefaults.DELETE.equals(value)) {
+      errors.add(FieldError.notSupported(path, value, StatefulSetDefaults.DELETE, StatefulSetDefaults.RETAIN));
+    }
+  }
+
+  private void labels(String path, Map<String, String> labels) {
+    if (labels == null) {
+      return;
+    }
+    labels.forEach((key, value) -> {
+      qualifiedName(path, key);
+      if (value == null || value.length() > 63 || !LABEL_VALUE.matcher(value).matches()) {
+        errors.add(FieldError.invalid(path, value,
+            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.',"
+                + " and must start and end with an alphanumeric character (at most 63 characters)"));
+      }
+    });
+  }
+
+  /** A label or annotation key: an optional DNS subdomain prefix and a name of at most 63 characters. */
+  private void qualifiedName(String path, String key) {
+    if (key == null) {
+      errors.add(FieldError.required(path, "key is required"));
+      return;
+    }
+    String name = key;
+    int slash = key.indexOf('/');
+    if (slash >= 0) {
+      String prefix = key.substring(0, slash);
+      name = key.substring(slash + 1);
+      if (prefix.isEmpty() || prefix.length() > 253 || !DNS_SUBDOMAIN.matcher(prefix).matches()) {
+        errors.add(FieldError.invalid(path, key, "prefix part must be a lowercase RFC 1123 subdomain"));
+        return;
+      }
+    }
+    if (name.isEmpty() || name.length() > 63 || !QUALIFIED_NAME.matcher(name).matches()) {
+      errors.add(FieldError.invalid(path, key,
+          "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
+              + " alphanumeric character (at most 63 characters)"));
+    }
+  }
+
+  private void dnsLabel(String path, String value) {
+    if (value == null || value.isEmpty()) {
+      errors.add(FieldError.required(path, ""));
+    } else if (value.length() > 63 || !DNS_LABEL.matcher(value).matches()) {
+      errors.add(FieldError.invalid(path, value,
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start"
+              + " and end with an alphanumeric character (at most 63 characters)"));
+    }
+  }
+
+  private void dnsSubdomain(String path, String value) {
+    if (value.length() > 253 || !DNS_SUBDOMAIN.matcher(value).matches()) {
+      errors.add(FieldError.invalid(path, value, "a lowercase RFC 1123 subdomain must consist of lower case"
+          + " alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"));
+    }
+  }
+
+  private void nonNegative(String path, Number value) {
+    if (value != null && value.longValue() < 0) {
+      errors.add(FieldError.invalid(path, value, "must be greater than or equal to 0"));
+    }
+  }
+
+  private void immutable(String path, Object value, Object old) {
+    if (!Objects.equals(value, old)) {
+      errors.add(FieldError.forbidden(path, "field is immutable; updates to statefulset spec for fields other than"
+          + " 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit',"
+          + " 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
+    }
+  }
+
+  private static String annotation(StatefulSet set, String key) {
+    return set.getMetadata() == null || set.getMetadata().getAnnotations() == null
+        ? null : set.getMetadata().getAnnotations().get(key);
+  }
+
+  private static Map<String, String> nullSafeMap(Map<String, String> map) {
+    return map == null ? Map.of() : map;
+  }
+}

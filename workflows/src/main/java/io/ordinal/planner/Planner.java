@@ -1,0 +1,144 @@
+package io.ordinal.planner;
+
+import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.SetSnapshot;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Decides the next step for a set: a pure function of an observed snapshot and the time.
+ *
+ * <p>It follows upstream's {@code updateStatefulSet} (seed 003): ordinals [0, replicas) are created
+ * in order, failed pods are replaced, and ordinals at or above replicas ("condemned") are deleted
+ * from the highest down. Under OrderedReady ("monotonic") each pass stops at the first pod that is
+ * created, deleted, terminating or not yet available; under Parallel it goes on to the next pod.
+ */
+public final class Planner {
+
+  private Planner() {}
+
+  public static Plan plan(SetSnapshot set, long nowMillis) {
+    if (!set.exists()) {
+      return Plan.done();
+    }
+    if (set.deleting()) {
+      return planDeletion(set);
+    }
+    boolean monotonic = !set.parallel();
+    Map<Integer, PodSnapshot> byOrdinal = new TreeMap<>();
+    List<PodSnapshot> condemned = new ArrayList<>();
+    for (PodSnapshot pod : set.pods()) {
+      if (pod.ordinal() < set.replicas()) {
+        byOrdinal.put(pod.ordinal(), pod);
+      } else {
+        condemned.add(pod);
+      }
+    }
+    condemned.sort(Comparator.comparingInt(PodSnapshot::ordinal));
+
+    List<Action> actions = new ArrayList<>();
+    long wakeAt = 0;
+    String waitingFor = "";
+
+    for (int ordinal = 0; ordinal < set.replicas(); ordinal++) {
+      PodSnapshot pod = byOrdinal.get(ordinal);
+      String name = set.key().podName(ordinal);
+      if (pod == null) {
+        actions.add(new Action.CreatePod(ordinal, revisionFor(set, ordinal)));
+        if (monotonic) {
+          return new Plan(actions, false, 0, "pod " + name + " to be Running and Ready");
+        }
+        continue;
+      }
+      if (pod.terminating()) {
+        if (monotonic) {
+          return new Plan(actions, false, 0, "pod " + name + " to terminate");
+        }
+        waitingFor = firstNonEmpty(waitingFor, "pod " + name + " to terminate");
+        continue;
+      }
+      if (pod.finished()) {
+        // Upstream deletes a Failed/Succeeded pod and recreates it under the same identity;
+        // the create follows once the old pod is fully gone.
+        actions.add(new Action.DeletePod(ordinal, name, "pod is " + pod.phase()));
+        if (monotonic) {
+          return new Plan(actions, false, 0, "pod " + name + " to be recreated");
+        }
+        continue;
+      }
+      if (!pod.runningAndReady()) {
+        if (monotonic) {
+          return new Plan(actions, false, 0, "pod " + name + " to be Running and Ready");
+        }
+        waitingFor = firstNonEmpty(waitingFor, "pod " + name + " to be Running and Ready");
+        continue;
+      }
+      if (!pod.available(set.minReadySeconds(), nowMillis)) {
+        long availableAt = pod.availableAtMillis(set.minReadySeconds());
+        String reason = "pod " + name + " to be Ready for minReadySeconds=" + set.minReadySeconds();
+        if (monotonic) {
+          return new Plan(actions, false, availableAt, reason);
+        }
+        wakeAt = wakeAt == 0 ? availableAt : Math.min(wakeAt, availableAt);
+        waitingFor = firstNonEmpty(waitingFor, reason);
+      }
+    }
+
+    // Scale down, highest ordinal first. Under OrderedReady a condemned pod is deleted only when
+    // it is the lowest unhealthy one or every condemned pod below it is healthy (upstream's
+    // firstUnhealthyPod check); the [0, replicas) range is known healthy once we get here.
+    PodSnapshot firstUnhealthy = condemned.stream().filter(p -> !p.healthy()).findFirst().orElse(null);
+    for (int i = condemned.size() - 1; i >= 0; i--) {
+      PodSnapshot pod = condemned.get(i);
+      if (pod.terminating()) {
+        if (monotonic) {
+          return new Plan(actions, false, 0, "pod " + pod.name() + " to terminate");
+        }
+        waitingFor = firstNonEmpty(waitingFor, "pod " + pod.name() + " to terminate");
+        continue;
+      }
+      if (monotonic && !pod.healthy() && pod != firstUnhealthy) {
+        return new Plan(actions, false, 0, "pod " + firstUnhealthy.name() + " to be healthy before scaling down");
+      }
+      actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));
+      if (monotonic) {
+        return new Plan(actions, false, 0, "pod " + pod.name() + " to terminate");
+      }
+    }
+
+    boolean converged = actions.isEmpty() && waitingFor.isEmpty() && wakeAt == 0;
+    return new Plan(actions, converged, wakeAt, waitingFor);
+  }
+
+  /** Set deletion: pods go highest ordinal first, one at a time; the PVCs stay. */
+  private static Plan planDeletion(SetSnapshot set) {
+    PodSnapshot highest = set.pods().stream().max(Comparator.comparingInt(PodSnapshot::ordinal)).orElse(null);
+    if (highest == null) {
+      return new Plan(List.of(new Action.FinishDeletion()), false, 0, "the set to be removed");
+    }
+    if (highest.terminating()) {
+      return new Plan(List.of(), false, 0, "pod " + highest.name() + " to terminate");
+    }
+    return new Plan(
+        List.of(new Action.DeletePod(highest.ordinal(), highest.name(), "set deleted")),
+        false, 0, "pod " + highest.name() + " to terminate");
+  }
+
+  /**
+   * Upstream {@code newVersionedStatefulSetPod}: under RollingUpdate, ordinals below the partition
+   * are (re)created at the current revision, the others at the update revision.
+   */
+  static String revisionFor(SetSnapshot set, int ordinal) {
+    if (set.rollingUpdate() && ordinal < set.partition() && set.currentRevision() != null) {
+      return set.currentRevision();
+    }
+    return set.updateRevision();
+  }
+
+  private static String firstNonEmpty(String current, String candidate) {
+    return current.isEmpty() ? candidate : current;
+  }
+}

@@ -1,0 +1,15 @@
+package io.ordinal.workflow;
+
+import io.ordinal.model.SetKey;
+
+/**
+ * Input of a controller run; carries the pending work across continue-as-new.
+ *
+ * @param nextSequence number of the next operation, for readable, unique operation ids
+ */
+public record ControllerInput(SetKey key, long nextSequence, boolean specChanged, boolean podsChanged) {
+
+  public static ControllerInput start(SetKey key) {
+    return new ControllerInput(key, 1, true, false);
+  }
+}

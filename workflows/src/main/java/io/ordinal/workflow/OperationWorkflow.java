@@ -1,0 +1,26 @@
+package io.ordinal.workflow;
+
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * One scale, repair or deletion of a set: observe, plan, act, wait, until the set converges.
+ * It always plans against the newest spec, so a spec that arrives mid-operation takes over at once.
+ */
+@WorkflowInterface
+public interface OperationWorkflow {
+
+  /** Returns a one-line outcome. */
+  @WorkflowMethod
+  String run(OperationInput input);
+
+  /** Something changed (spec or pods): observe again now. */
+  @SignalMethod
+  void wake();
+
+  /** What the operation is waiting for right now. */
+  @QueryMethod
+  String waitingFor();
+}

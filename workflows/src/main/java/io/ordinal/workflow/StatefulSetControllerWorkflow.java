@@ -1,0 +1,29 @@
+package io.ordinal.workflow;
+
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * One per set, id {@code statefulset/<namespace>/<name>}: the set's single writer. It sleeps while the
+ * set is converged and, when woken, runs each operation (scale, repair, delete) as a child workflow
+ * with its own readable id, forwarding later wake-ups to it.
+ *
+ * <p>Why a long-lived controller with child operations rather than one run per operation: the
+ * controller's workflow id is the lock (Temporal allows one open execution per id), while each
+ * operation still gets its own execution, id and history in the Web UI.
+ */
+@WorkflowInterface
+public interface StatefulSetControllerWorkflow {
+
+  @WorkflowMethod
+  void run(ControllerInput input);
+
+  /** The spec (or deletion state) was written at {@code generation}. */
+  @SignalMethod
+  void specChanged(long generation);
+
+  /** A pod of the set changed phase, readiness or existence. */
+  @SignalMethod
+  void podChanged(String podName);
+}

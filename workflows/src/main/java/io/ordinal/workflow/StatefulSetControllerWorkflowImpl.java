@@ -1,0 +1,95 @@
+package io.ordinal.workflow;
+
+import io.ordinal.model.SetKey;
+import io.ordinal.model.SetSnapshot;
+import io.ordinal.planner.Plan;
+import io.ordinal.planner.Planner;
+import io.temporal.api.enums.v1.ParentClosePolicy;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.ChildWorkflowOptions;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import org.slf4j.Logger;
+
+public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerWorkflow {
+  private static final Logger log = Workflow.getLogger(StatefulSetControllerWorkflowImpl.class);
+  /** Keep each run's history small; the controller lives as long as its set. */
+  static final int MAX_HISTORY_EVENTS = 2_000;
+  private static final Duration RETRY_FAILED_OPERATION_AFTER = Duration.ofSeconds(5);
+
+  private final SetActivities activities = ActivityStubs.setActivities();
+  private boolean specChanged;
+  private boolean podsChanged;
+
+  @Override
+  public void run(ControllerInput input) {
+    SetKey key = input.key();
+    long sequence = input.nextSequence();
+    specChanged |= input.specChanged();
+    podsChanged |= input.podsChanged();
+    boolean recheck = true;
+    while (true) {
+      if (!recheck) {
+        Workflow.await(() -> specChanged || podsChanged);
+      }
+      String trigger = specChanged ? Operations.SCALE : Operations.REPAIR;
+      specChanged = false;
+      podsChanged = false;
+
+      SetSnapshot set = activities.refresh(key);
+      if (!set.exists()) {
+        return; // deleted: the next write to this name starts a new controller
+      }
+      Plan plan = Planner.plan(set, Workflow.currentTimeMillis());
+      recheck = !plan.converged();
+      if (recheck) {
+        String operation = set.deleting() ? Operations.DELETE : trigger;
+        runOperation(key, operation, sequence++, set.updateRevision());
+      }
+      if (!recheck && Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS) {
+        Workflow.continueAsNew(new ControllerInput(key, sequence, specChanged, podsChanged));
+      }
+    }
+  }
+
+  /** Runs one operation as a child workflow and forwards every wake-up to it until it ends. */
+  private void runOperation(SetKey key, String operation, long sequence, String revision) {
+    OperationWorkflow child = Workflow.newChildWorkflowStub(
+        OperationWorkflow.class,
+        ChildWorkflowOptions.newBuilder()
+            .setWorkflowId(key.operationWorkflowId(operation, sequence))
+            .setTaskQueue(Workflow.getInfo().getTaskQueue())
+            .setTypedSearchAttributes(OrdinalSearchAttributes.of(key, operation, revision))
+            .setStaticSummary(operation + " of StatefulSet " + key)
+            .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_TERMINATE)
+            .build());
+    Promise<String> outcome = Async.function(child::run, new OperationInput(key, operation));
+    Workflow.getWorkflowExecution(child).get();
+    while (!outcome.isCompleted()) {
+      Workflow.await(() -> outcome.isCompleted() || specChanged || podsChanged);
+      if (!outcome.isCompleted()) {
+        specChanged = false;
+        podsChanged = false;
+        child.wake();
+      }
+    }
+    try {
+      log.info("{} of {} ended: {}", operation, key, outcome.get());
+    } catch (ChildWorkflowFailure e) {
+      log.warn("{} of {} failed; retrying after {}", operation, key, RETRY_FAILED_OPERATION_AFTER, e);
+      Workflow.sleep(RETRY_FAILED_OPERATION_AFTER);
+    }
+  }
+
+  @Override
+  public void specChanged(long generation) {
+    specChanged = true;
+  }
+
+  @Override
+  public void podChanged(String podName) {
+    podsChanged = true;
+  }
+}
