@@ -88,8 +88,10 @@ public final class Planner {
     }
 
     // Scale down, highest ordinal first. Under OrderedReady a condemned pod is deleted only when
-    // it is the lowest unhealthy one or every condemned pod below it is healthy (upstream's
-    // firstUnhealthyPod check); the [0, replicas) range is known healthy once we get here.
+    // every pod below it is healthy (the [0, replicas) range is known healthy once we get here).
+    // Upstream's code only blocks an *unhealthy* target that is not the first unhealthy pod; we
+    // follow the documented guarantee ("all of its predecessors must be Running and Ready"), which
+    // also holds a healthy target back while a lower condemned pod is unhealthy.
     PodSnapshot firstUnhealthy = condemned.stream().filter(p -> !p.healthy()).findFirst().orElse(null);
     for (int i = condemned.size() - 1; i >= 0; i--) {
       PodSnapshot pod = condemned.get(i);
@@ -100,7 +102,7 @@ public final class Planner {
         waitingFor = firstNonEmpty(waitingFor, "pod " + pod.name() + " to terminate");
         continue;
       }
-      if (monotonic && !pod.healthy() && pod != firstUnhealthy) {
+      if (monotonic && firstUnhealthy != null && firstUnhealthy.ordinal() < pod.ordinal()) {
         return new Plan(actions, false, 0, "pod " + firstUnhealthy.name() + " to be healthy before scaling down");
       }
       actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));

@@ -6,10 +6,12 @@ import io.ordinal.model.SetKey;
  * Input of a controller run; carries the pending work across continue-as-new.
  *
  * @param nextSequence number of the next operation, for readable, unique operation ids
+ * @param handledGeneration the newest spec generation an operation has already been run for
  */
-public record ControllerInput(SetKey key, long nextSequence, boolean specChanged, boolean podsChanged) {
+public record ControllerInput(
+    SetKey key, long nextSequence, long handledGeneration, boolean specChanged, boolean podsChanged) {
 
   public static ControllerInput start(SetKey key) {
-    return new ControllerInput(key, 1, true, false);
+    return new ControllerInput(key, 1, 0, true, false);
   }
 }

@@ -27,6 +27,7 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
   public void run(ControllerInput input) {
     SetKey key = input.key();
     long sequence = input.nextSequence();
+    long handledGeneration = input.handledGeneration();
     specChanged |= input.specChanged();
     podsChanged |= input.podsChanged();
     boolean recheck = true;
@@ -34,7 +35,6 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
       if (!recheck) {
         Workflow.await(() -> specChanged || podsChanged);
       }
-      String trigger = specChanged ? Operations.SCALE : Operations.REPAIR;
       specChanged = false;
       podsChanged = false;
 
@@ -45,11 +45,15 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
       Plan plan = Planner.plan(set, Workflow.currentTimeMillis());
       recheck = !plan.converged();
       if (recheck) {
-        String operation = set.deleting() ? Operations.DELETE : trigger;
+        // A new generation means the user asked for something (a scale); the same generation
+        // means pods drifted from it (a repair).
+        String operation = set.deleting() ? Operations.DELETE
+            : set.generation() > handledGeneration ? Operations.SCALE : Operations.REPAIR;
         runOperation(key, operation, sequence++, set.updateRevision());
       }
+      handledGeneration = Math.max(handledGeneration, set.generation());
       if (!recheck && Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS) {
-        Workflow.continueAsNew(new ControllerInput(key, sequence, specChanged, podsChanged));
+        Workflow.continueAsNew(new ControllerInput(key, sequence, handledGeneration, specChanged, podsChanged));
       }
     }
   }

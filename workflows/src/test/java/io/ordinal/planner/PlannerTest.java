@@ -1,0 +1,143 @@
+package io.ordinal.planner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.SetKey;
+import io.ordinal.model.SetSnapshot;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The planner's rules as a table. Pods are written {@code <ordinal><state>}: R running and ready
+ * (ready since t=0), N running not ready, P pending, F failed, S succeeded, T terminating (ready),
+ * X terminating and not ready. Actions are written {@code +i} (create), {@code -i} (delete), {@code done}
+ * (finish deletion); a trailing {@code ✓} means converged.
+ */
+class PlannerTest {
+  static final long NOW = 100_000;
+  static final SetKey KEY = new SetKey("default", "web");
+
+  static Stream<Arguments> orderedReady() {
+    return Stream.of(
+        // name, replicas, minReadySeconds, pods, expected
+        Arguments.of("empty set creates ordinal 0 only", 3, 0, "", "+0"),
+        Arguments.of("creates the next ordinal once its predecessors are ready", 3, 0, "0R 1R", "+2"),
+        Arguments.of("waits for a pending predecessor", 3, 0, "0R 1P", ""),
+        Arguments.of("a predecessor that is running but not ready blocks progress", 3, 0, "0R 1N", ""),
+        Arguments.of("a predecessor failing mid-scale is replaced before anything else", 3, 0, "0R 1F", "-1"),
+        Arguments.of("a succeeded pod is replaced too", 3, 0, "0S 1R", "-0"),
+        Arguments.of("a terminating predecessor blocks creation", 3, 0, "0T", ""),
+        Arguments.of("a missing lower ordinal is recreated first", 3, 0, "1R 2R", "+0"),
+        Arguments.of("converged at the target", 3, 0, "0R 1R 2R", "✓"),
+        Arguments.of("minReadySeconds holds the next ordinal back", 3, 200, "0R", ""),
+        Arguments.of("minReadySeconds elapsed lets the next ordinal go", 3, 100, "0R", "+1"),
+        Arguments.of("scale down deletes the highest ordinal first, one at a time", 1, 0, "0R 1R 2R 3R", "-3"),
+        Arguments.of("scale down waits for the previous pod to be fully gone", 1, 0, "0R 1R 2R 3T", ""),
+        Arguments.of("an unhealthy lower ordinal blocks scale down", 2, 0, "0N 1R 2R", ""),
+        Arguments.of("an unhealthy condemned pod below the target blocks its deletion", 1, 0, "0R 1N 2R", ""),
+        Arguments.of("the lowest unhealthy condemned pod may itself be deleted", 1, 0, "0R 1R 2N", "-2"),
+        Arguments.of("scale to zero deletes the last pod", 0, 0, "0R", "-0"),
+        Arguments.of("scale to zero of an empty set is converged", 0, 0, "", "✓"),
+        Arguments.of("a not-yet-available pod in range delays scale down", 1, 200, "0R 1R", ""));
+  }
+
+  static Stream<Arguments> parallel() {
+    return Stream.of(
+        Arguments.of("creates every missing ordinal at once", 3, 0, "", "+0 +1 +2"),
+        Arguments.of("does not wait for unready pods", 4, 0, "0P 1N", "+2 +3"),
+        Arguments.of("replaces failed pods without waiting", 3, 0, "0F 1R 2F", "-0 -2"),
+        Arguments.of("deletes every condemned pod at once", 1, 0, "0R 1R 2N 3R", "-3 -2 -1"),
+        Arguments.of("is not converged while a pod is unready", 2, 0, "0R 1N", ""),
+        Arguments.of("is converged at the target", 2, 0, "0R 1R", "✓"),
+        Arguments.of("skips terminating pods and goes on", 2, 0, "0X 2R", "+1 -2"));
+  }
+
+  @ParameterizedTest(name = "OrderedReady: {0}")
+  @MethodSource("orderedReady")
+  void orderedReady(String name, int replicas, int minReadySeconds, String pods, String expected) {
+    assertEquals(expected, render(Planner.plan(set(replicas, false, minReadySeconds, pods), NOW)));
+  }
+
+  @ParameterizedTest(name = "Parallel: {0}")
+  @MethodSource("parallel")
+  void parallel(String name, int replicas, int minReadySeconds, String pods, String expected) {
+    assertEquals(expected, render(Planner.plan(set(replicas, true, minReadySeconds, pods), NOW)));
+  }
+
+  @org.junit.jupiter.api.Test
+  void minReadySecondsAsksForATimerAtTheInstantThePodBecomesAvailable() {
+    Plan plan = Planner.plan(set(3, false, 200, "0R"), NOW);
+    assertEquals(200_000, plan.wakeAtMillis());
+  }
+
+  @org.junit.jupiter.api.Test
+  void deletionRemovesPodsHighestFirstIgnoringHealthThenFinishes() {
+    assertEquals("-2", render(Planner.plan(deleting("0N 1R 2R"), NOW)));
+    assertEquals("", render(Planner.plan(deleting("0R 1R 2T"), NOW)));
+    assertEquals("done", render(Planner.plan(deleting(""), NOW)));
+  }
+
+  @org.junit.jupiter.api.Test
+  void partitionKeepsLowerOrdinalsOnTheCurrentRevision() {
+    SetSnapshot set = new SetSnapshot(KEY, true, false, 2, 3, true, 0, true, 2, "rev-a", "rev-b", List.of());
+    Plan plan = Planner.plan(set, NOW);
+    assertEquals(List.of(new Action.CreatePod(0, "rev-a"), new Action.CreatePod(1, "rev-a"),
+        new Action.CreatePod(2, "rev-b")), plan.actions());
+  }
+
+  @org.junit.jupiter.api.Test
+  void anAbsentSetIsConverged() {
+    assertEquals("✓", render(Planner.plan(SetSnapshot.absent(KEY), NOW)));
+  }
+
+  static SetSnapshot set(int replicas, boolean parallel, int minReadySeconds, String pods) {
+    return new SetSnapshot(KEY, true, false, 1, replicas, parallel, minReadySeconds, true, 0, "rev", "rev", pods(pods));
+  }
+
+  static SetSnapshot deleting(String pods) {
+    return new SetSnapshot(KEY, true, true, 1, 3, false, 0, true, 0, "rev", "rev", pods(pods));
+  }
+
+  static List<PodSnapshot> pods(String spec) {
+    List<PodSnapshot> pods = new ArrayList<>();
+    for (String token : spec.trim().split("\\s+")) {
+      if (token.isEmpty()) {
+        continue;
+      }
+      int ordinal = Integer.parseInt(token.substring(0, token.length() - 1));
+      char state = token.charAt(token.length() - 1);
+      String name = KEY.podName(ordinal);
+      pods.add(switch (state) {
+        case 'R' -> new PodSnapshot(ordinal, name, "rev", PodSnapshot.RUNNING, true, 0, false);
+        case 'N' -> new PodSnapshot(ordinal, name, "rev", PodSnapshot.RUNNING, false, 0, false);
+        case 'P' -> new PodSnapshot(ordinal, name, "rev", PodSnapshot.PENDING, false, 0, false);
+        case 'F' -> new PodSnapshot(ordinal, name, "rev", PodSnapshot.FAILED, false, 0, false);
+        case 'S' -> new PodSnapshot(ordinal, name, "rev", PodSnapshot.SUCCEEDED, false, 0, false);
+        case 'T' -> new PodSnapshot(ordinal, name, "rev", PodSnapshot.RUNNING, true, 0, true);
+        case 'X' -> new PodSnapshot(ordinal, name, "rev", PodSnapshot.RUNNING, false, 0, true);
+        default -> throw new IllegalArgumentException(token);
+      });
+    }
+    return pods;
+  }
+
+  static String render(Plan plan) {
+    List<String> parts = new ArrayList<>();
+    for (Action action : plan.actions()) {
+      parts.add(switch (action) {
+        case Action.CreatePod c -> "+" + c.ordinal();
+        case Action.DeletePod d -> "-" + d.ordinal();
+        case Action.FinishDeletion f -> "done";
+      });
+    }
+    if (plan.converged()) {
+      parts.add("✓");
+    }
+    return String.join(" ", parts);
+  }
+}
