@@ -82,13 +82,8 @@ public class StatefulSetApi {
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> patch(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    StatefulSet current = service.get(namespace, name);
-    StatefulSet patched = Patches.apply(request, body, current, StatefulSet.class);
-    // A patch applies to the version it was computed against unless it names one itself.
-    if (java.util.Objects.equals(patched.getMetadata().getResourceVersion(), current.getMetadata().getResourceVersion())) {
-      patched.getMetadata().setResourceVersion(current.getMetadata().getResourceVersion());
-    }
-    return KubeCodec.ok(request, service.replace(namespace, name, patched));
+    return KubeCodec.ok(request, service.patch(namespace, name,
+        current -> Patches.apply(request, body, current, StatefulSet.class)));
   }
 
   @Delete(value = SET, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -126,9 +121,8 @@ public class StatefulSetApi {
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
   public HttpResponse<String> patchScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    Scale current = service.scale(namespace, name);
-    Scale patched = Patches.apply(request, body, current, Scale.class);
-    return KubeCodec.ok(request, service.replaceScale(namespace, name, patched));
+    return KubeCodec.ok(request, service.patchScale(namespace, name,
+        current -> Patches.apply(request, body, current, Scale.class)));
   }
 
   private static StatefulSetList listOf(java.util.List<StatefulSet> items) {

@@ -18,6 +18,9 @@ import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The StatefulSet resource: defaulting, validation, optimistic concurrency, then a signal to the
@@ -28,6 +31,7 @@ public class StatefulSetService {
   static final String GROUP = "apps";
   static final String KIND = "StatefulSet";
   static final String RESOURCE = "statefulsets.apps";
+  private static final int PATCH_ATTEMPTS = 5;
 
   private final StatefulSetStore store;
   private final SetSignals signals;
@@ -88,6 +92,39 @@ public class StatefulSetService {
       signals.specChanged(key(stored), stored.getMetadata().getGeneration());
     }
     return stored;
+  }
+
+  /**
+   * PATCH: applied to the stored object server-side. Unless the patch pins a resourceVersion of its
+   * own, a concurrent write (for example a status update) makes it re-apply to the newer object, as
+   * the Kubernetes API server does, instead of failing with 409.
+   */
+  public StatefulSet patch(String namespace, String name, UnaryOperator<StatefulSet> patch) {
+    return patchRetryingOnConflict(() -> get(namespace, name), patch,
+        set -> set.getMetadata().getResourceVersion(), patched -> replace(namespace, name, patched));
+  }
+
+  public Scale patchScale(String namespace, String name, UnaryOperator<Scale> patch) {
+    return patchRetryingOnConflict(() -> scale(namespace, name), patch,
+        scale -> scale.getMetadata() == null ? null : scale.getMetadata().getResourceVersion(),
+        patched -> replaceScale(namespace, name, patched));
+  }
+
+  private static <T> T patchRetryingOnConflict(
+      Supplier<T> read, UnaryOperator<T> patch, Function<T, String> version, UnaryOperator<T> write) {
+    for (int attempt = 1; ; attempt++) {
+      T current = read.get();
+      T patched = patch.apply(current);
+      boolean pinned = !Objects.equals(version.apply(current), version.apply(patched));
+      try {
+        return write.apply(patched);
+      } catch (ApiException e) {
+        boolean conflict = e.code() == 409 && "Conflict".equals(e.status().getReason());
+        if (pinned || !conflict || attempt >= PATCH_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
   }
 
   public StatefulSet delete(String namespace, String name) {

@@ -76,7 +76,8 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
       if (!outcome.isCompleted()) {
         specChanged = false;
         podsChanged = false;
-        child.wake();
+        // Not awaited: the child may complete before the signal lands, which is fine.
+        Async.procedure(child::wake).exceptionally(failure -> null);
       }
     }
     try {

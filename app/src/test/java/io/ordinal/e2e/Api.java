@@ -1,0 +1,135 @@
+package io.ordinal.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.ordinal.store.KubeJson;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+
+/** A small HTTP client for the Kubernetes-shaped API. */
+final class Api {
+  static final String SETS = "/apis/apps/v1/namespaces/%s/statefulsets";
+
+  record Reply(int code, String contentType, String body) {
+    JsonNode json() {
+      try {
+        return KubeJson.JSON.readTree(body);
+      } catch (IOException e) {
+        throw new IllegalStateException("not JSON (" + code + "): " + body, e);
+      }
+    }
+  }
+
+  private final String base;
+  private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  Api(String base) {
+    this.base = base;
+  }
+
+  Reply get(String path) {
+    return send("GET", path, null, null, null);
+  }
+
+  Reply get(String path, String accept) {
+    return send("GET", path, null, null, accept);
+  }
+
+  Reply post(String path, String contentType, String body) {
+    return send("POST", path, contentType, body, null);
+  }
+
+  Reply put(String path, String contentType, String body) {
+    return send("PUT", path, contentType, body, null);
+  }
+
+  Reply patch(String path, String contentType, String body) {
+    return send("PATCH", path, contentType, body, null);
+  }
+
+  Reply delete(String path) {
+    return send("DELETE", path, null, null, null);
+  }
+
+  Reply send(String method, String path, String contentType, String body, String accept) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (contentType != null) {
+      request.header("Content-Type", contentType);
+    }
+    if (accept != null) {
+      request.header("Accept", accept);
+    }
+    try {
+      HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), response.body());
+    } catch (IOException | InterruptedException e) {
+      throw new IllegalStateException(method + " " + path + ": " + e, e);
+    }
+  }
+
+  /** The pods of a set, by name. */
+  List<JsonNode> pods(String namespace, String selector) {
+    JsonNode list = get("/api/v1/namespaces/" + namespace + "/pods?labelSelector=" + selector.replace("=", "%3D")).json();
+    List<JsonNode> pods = new ArrayList<>();
+    list.path("items").forEach(pods::add);
+    return pods;
+  }
+
+  List<JsonNode> events(String namespace) {
+    List<JsonNode> events = new ArrayList<>();
+    get("/api/v1/namespaces/" + namespace + "/events").json().path("items").forEach(events::add);
+    return events;
+  }
+
+  JsonNode set(String namespace, String name) {
+    return get(SETS.formatted(namespace) + "/" + name).json();
+  }
+
+  /** Polls {@code path} until {@code condition} holds. */
+  JsonNode await(String path, Duration timeout, Predicate<Reply> condition) {
+    Instant deadline = Instant.now().plus(timeout);
+    Reply last = null;
+    while (Instant.now().isBefore(deadline)) {
+      last = get(path);
+      if (condition.test(last)) {
+        return last.code() == 200 ? last.json() : null;
+      }
+      sleep(100);
+    }
+    throw new AssertionError("timed out after " + timeout + " waiting on " + path + "; last: "
+        + (last == null ? "none" : last.code() + " " + last.body()));
+  }
+
+  /** Waits until the set's status says every one of {@code replicas} pods is available and up to date. */
+  JsonNode awaitConverged(String namespace, String name, int replicas, Duration timeout) {
+    return await(SETS.formatted(namespace) + "/" + name + "/status", timeout, reply -> {
+      if (reply.code() != 200) {
+        return false;
+      }
+      JsonNode set = reply.json();
+      JsonNode status = set.path("status");
+      return status.path("observedGeneration").asLong() == set.path("metadata").path("generation").asLong()
+          && status.path("replicas").asInt(-1) == replicas
+          && status.path("availableReplicas").asInt(-1) == replicas
+          && status.path("updatedReplicas").asInt(-1) == replicas
+          && pods(namespace, "app=" + set.path("spec").path("selector").path("matchLabels").path("app").asText()).size() == replicas;
+    });
+  }
+
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}

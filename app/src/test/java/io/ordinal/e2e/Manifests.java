@@ -1,0 +1,42 @@
+package io.ordinal.e2e;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.store.KubeJson;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/** Test manifests, derived from the documentation example in deploy/examples/web.yaml. */
+final class Manifests {
+  private Manifests() {}
+
+  /** The seed 000 example as shipped (sim driver), as a mutable JSON tree. */
+  static ObjectNode web() {
+    try {
+      return (ObjectNode) KubeJson.YAML.readTree(Files.readString(Path.of("..", "deploy", "examples", "web.yaml")));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The example renamed, with its own app label, replica count, minReadySeconds and sim behaviour env. */
+  static ObjectNode web(String name, int replicas, int minReadySeconds, Map<String, String> simEnv) {
+    ObjectNode set = web();
+    ((ObjectNode) set.get("metadata")).put("name", name);
+    ObjectNode spec = (ObjectNode) set.get("spec");
+    spec.put("replicas", replicas);
+    spec.put("minReadySeconds", minReadySeconds);
+    ((ObjectNode) spec.at("/selector/matchLabels")).put("app", name);
+    ((ObjectNode) spec.at("/template/metadata/labels")).put("app", name);
+    ObjectNode container = (ObjectNode) spec.at("/template/spec/containers/0");
+    ArrayNode env = container.putArray("env");
+    simEnv.forEach((key, value) -> env.addObject().put("name", key).put("value", value));
+    return set;
+  }
+
+  static String json(Object tree) {
+    return KubeJson.write(tree);
+  }
+}

@@ -1,0 +1,138 @@
+package io.ordinal.e2e;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The packaged service as a real process (java -jar), with its own data dir and ports, the real
+ * Temporal dev server and the real embedded PostgreSQL it starts itself.
+ */
+final class OrdinalService implements AutoCloseable {
+  private static OrdinalService shared;
+
+  final Path dataDir;
+  final int httpPort;
+  final int temporalPort;
+  private final Path log;
+  private Process process;
+
+  OrdinalService(String name) throws IOException {
+    this.dataDir = Path.of("target", "e2e", name + "-" + System.currentTimeMillis()).toAbsolutePath();
+    Files.createDirectories(dataDir);
+    this.httpPort = freePort();
+    this.temporalPort = freePort();
+    this.log = dataDir.resolve("service.log");
+  }
+
+  /** One service for every test class that does not need its own (started on first use). */
+  static synchronized OrdinalService shared() throws Exception {
+    if (shared == null) {
+      shared = new OrdinalService("shared");
+      shared.start();
+      Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
+    }
+    return shared;
+  }
+
+  Api api() {
+    return new Api("http://127.0.0.1:" + httpPort);
+  }
+
+  synchronized void start() throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(ProcessHandle.current().info().command().orElse("java"));
+    String flags = System.getenv("ORDINAL_JVM_FLAGS");
+    if (flags != null && !flags.isBlank()) {
+      command.addAll(Arrays.asList(flags.trim().split("\\s+")));
+    } else {
+      command.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
+    }
+    command.addAll(List.of("-Xmx512m", "-jar", System.getProperty("ordinal.jar"), "server"));
+    ProcessBuilder builder = new ProcessBuilder(command)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    var env = builder.environment();
+    env.put("ORDINAL_DATA_DIR", dataDir.toString());
+    env.put("ORDINAL_HTTP_PORT", Integer.toString(httpPort));
+    env.put("ORDINAL_TEMPORAL_PORT", Integer.toString(temporalPort));
+    env.put("ORDINAL_TEMPORAL_HEADLESS", "true");
+    env.remove("TEMPORAL_ADDRESS");
+    env.remove("ORDINAL_DB_URL");
+    process = builder.start();
+    awaitHealthy(Duration.ofSeconds(120));
+  }
+
+  /** Waits until GET /health answers 200 (service, database and Temporal all up). */
+  void awaitHealthy(Duration timeout) throws Exception {
+    HttpClient client = HttpClient.newHttpClient();
+    Instant deadline = Instant.now().plus(timeout);
+    while (Instant.now().isBefore(deadline)) {
+      if (!process.isAlive()) {
+        throw new IllegalStateException("service exited with " + process.exitValue() + "; log:\n" + tail());
+      }
+      try {
+        var response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/health"))
+            .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      Thread.sleep(200);
+    }
+    throw new IllegalStateException("service not healthy within " + timeout + "; log:\n" + tail());
+  }
+
+  /** SIGKILL: no shutdown hook runs; Temporal and PostgreSQL are orphaned, as after a crash. */
+  void kill9() throws InterruptedException {
+    process.toHandle().destroyForcibly();
+    process.waitFor();
+  }
+
+  /** SIGTERM, as Ctrl-C or a service manager would stop it. */
+  void stop() throws InterruptedException {
+    if (process != null && process.isAlive()) {
+      process.toHandle().destroy();
+      if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+      }
+    }
+  }
+
+  String tail() {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
