@@ -77,7 +77,7 @@ final class Api {
 
   /** The pods of a set, by name. */
   List<JsonNode> pods(String namespace, String selector) {
-    JsonNode list = get("/api/v1/namespaces/" + namespace + "/pods?labelSelector=" + selector.replace("=", "%3D")).json();
+    JsonNode list = get("/api/v1/namespaces/" + namespace + "/pods?labelSelector=" + java.net.URLEncoder.encode(selector, java.nio.charset.StandardCharsets.UTF_8)).json();
     List<JsonNode> pods = new ArrayList<>();
     list.path("items").forEach(pods::add);
     return pods;

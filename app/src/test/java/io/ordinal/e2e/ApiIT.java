@@ -1,0 +1,211 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.store.KubeJson;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The Kubernetes-shaped API: media types, metadata, concurrency, errors. */
+class ApiIT {
+  static Api api;
+
+  @BeforeAll
+  static void service() throws Exception {
+    api = OrdinalService.shared().api();
+  }
+
+  static String sets(String ns) {
+    return Api.SETS.formatted(ns);
+  }
+
+  @Test
+  void healthIsUpWhenServiceDatabaseAndTemporalAreUp() {
+    Api.Reply health = api.get("/health");
+    assertEquals(200, health.code());
+    JsonNode details = health.json().get("details");
+    assertEquals("UP", details.at("/jdbc/status").asText());
+    assertEquals("UP", details.at("/temporal/status").asText());
+  }
+
+  @Test
+  void createFillsMetadataAndUpstreamDefaults() {
+    ObjectNode manifest = Manifests.web("meta", 0, 0, Map.of());
+    ((ObjectNode) manifest.get("spec")).remove(List.of("replicas", "minReadySeconds"));
+    Api.Reply created = api.post(sets("api-meta"), "application/json", Manifests.json(manifest));
+    assertEquals(201, created.code(), created.body());
+    JsonNode set = created.json();
+    assertTrue(set.at("/metadata/uid").asText().length() > 10);
+    assertEquals(1, set.at("/metadata/generation").asInt());
+    assertTrue(set.at("/metadata/resourceVersion").asText().matches("\\d+"));
+    assertTrue(set.at("/metadata/creationTimestamp").asText().matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z"));
+    assertEquals(1, set.at("/spec/replicas").asInt());
+    assertEquals("OrderedReady", set.at("/spec/podManagementPolicy").asText());
+    assertEquals("RollingUpdate", set.at("/spec/updateStrategy/type").asText());
+    assertEquals(0, set.at("/spec/updateStrategy/rollingUpdate/partition").asInt());
+    assertEquals(10, set.at("/spec/revisionHistoryLimit").asInt());
+    assertEquals("Retain", set.at("/spec/persistentVolumeClaimRetentionPolicy/whenDeleted").asText());
+    assertEquals("Retain", set.at("/spec/persistentVolumeClaimRetentionPolicy/whenScaled").asText());
+    api.awaitConverged("api-meta", "meta", 1, Duration.ofSeconds(60));
+    JsonNode pod = api.get("/api/v1/namespaces/api-meta/pods/meta-0").json();
+    assertEquals("meta-0", pod.at("/metadata/labels/statefulset.kubernetes.io~1pod-name").asText());
+    assertEquals("0", pod.at("/metadata/labels/apps.kubernetes.io~1pod-index").asText());
+    JsonNode status = api.set("api-meta", "meta").get("status");
+    assertEquals(pod.at("/metadata/labels/controller-revision-hash").asText(), status.get("updateRevision").asText());
+    assertEquals(status.get("updateRevision"), status.get("currentRevision"));
+    assertEquals(1, status.get("currentReplicas").asInt());
+    assertEquals(0, status.get("collisionCount").asInt());
+  }
+
+  @Test
+  void yamlInYamlOutAndJsonByDefault() throws Exception {
+    String yaml = KubeJson.YAML.writeValueAsString(Manifests.web("yaml", 0, 0, Map.of()));
+    Api.Reply created = api.send("POST", sets("api-yaml"), "application/yaml", yaml, "application/yaml");
+    assertEquals(201, created.code(), created.body());
+    assertTrue(created.contentType().startsWith("application/yaml"));
+    JsonNode parsed = KubeJson.YAML.readTree(created.body());
+    assertEquals("yaml", parsed.at("/metadata/name").asText());
+    Api.Reply json = api.get(sets("api-yaml") + "/yaml");
+    assertTrue(json.contentType().startsWith("application/json"));
+    Api.Reply list = api.get(sets("api-yaml"), "application/yaml");
+    assertEquals("StatefulSetList", KubeJson.YAML.readTree(list.body()).get("kind").asText());
+  }
+
+  @Test
+  void invalidManifestIsAnsweredWith422AndFieldPathedCauses() {
+    ObjectNode manifest = Manifests.web("bad", 0, 0, Map.of());
+    ((ObjectNode) manifest.get("spec")).put("replicas", -1).put("podManagementPolicy", "Sometimes");
+    ((ObjectNode) manifest.at("/spec/selector/matchLabels")).put("app", "other");
+    Api.Reply reply = api.post(sets("api-invalid"), "application/json", Manifests.json(manifest));
+    assertEquals(422, reply.code());
+    JsonNode status = reply.json();
+    assertEquals("Status", status.get("kind").asText());
+    assertEquals("Failure", status.get("status").asText());
+    assertEquals("Invalid", status.get("reason").asText());
+    assertEquals(422, status.get("code").asInt());
+    List<String> fields = new ArrayList<>();
+    status.at("/details/causes").forEach(c -> fields.add(c.get("field").asText()));
+    assertEquals(List.of("spec.replicas", "spec.podManagementPolicy", "spec.template.metadata.labels"), fields);
+    assertTrue(status.get("message").asText().startsWith("StatefulSet.apps \"bad\" is invalid: spec.replicas: Invalid value: -1"));
+    // Nothing was stored.
+    assertEquals(404, api.get(sets("api-invalid") + "/bad").code());
+  }
+
+  @Test
+  void malformedBodiesAre400() {
+    assertStatus(400, "BadRequest", api.post(sets("api-bad"), "application/json", "{\"metadata\": {"));
+    assertStatus(400, "BadRequest", api.post(sets("api-bad"), "application/yaml", "metadata: [unclosed"));
+    assertStatus(400, "BadRequest", api.post(sets("api-bad"), "application/json", "{\"spec\": {\"replicas\": \"three\"}}"));
+    assertStatus(400, "BadRequest", api.post(sets("api-bad"), "application/json", ""));
+  }
+
+  @Test
+  void unsupportedMediaTypeIs415() {
+    assertStatus(415, "UnsupportedMediaType", api.post(sets("api-415"), "text/plain", "hello"));
+    api.post(sets("api-415"), "application/json", Manifests.json(Manifests.web("m", 0, 0, Map.of())));
+    assertStatus(415, "UnsupportedMediaType", api.patch(sets("api-415") + "/m", "application/json", "{}"));
+  }
+
+  @Test
+  void unknownObjectsAre404() {
+    assertStatus(404, "NotFound", api.get(sets("api-404") + "/nothing"));
+    assertStatus(404, "NotFound", api.get("/api/v1/namespaces/api-404/pods/nothing-0"));
+    assertStatus(404, "NotFound", api.get("/api/v1/namespaces/api-404/persistentvolumeclaims/nothing"));
+    assertStatus(404, "NotFound", api.delete(sets("api-404") + "/nothing"));
+    assertStatus(404, "NotFound", api.get("/no/such/path"));
+  }
+
+  @Test
+  void duplicateIs409AlreadyExists() {
+    String body = Manifests.json(Manifests.web("dup", 0, 0, Map.of()));
+    assertEquals(201, api.post(sets("api-dup"), "application/json", body).code());
+    assertStatus(409, "AlreadyExists", api.post(sets("api-dup"), "application/json", body));
+  }
+
+  @Test
+  void staleResourceVersionIs409AndSpecChangesBumpGeneration() {
+    JsonNode created = api.post(sets("api-rv"), "application/json",
+        Manifests.json(Manifests.web("rv", 0, 0, Map.of()))).json();
+    ObjectNode update = created.deepCopy();
+    ((ObjectNode) update.get("spec")).put("minReadySeconds", 3);
+    Api.Reply first = api.put(sets("api-rv") + "/rv", "application/json", KubeJson.write(update));
+    assertEquals(200, first.code(), first.body());
+    assertEquals(2, first.json().at("/metadata/generation").asInt());
+    // The same resourceVersion again is stale now.
+    ((ObjectNode) update.get("spec")).put("minReadySeconds", 4);
+    assertStatus(409, "Conflict", api.put(sets("api-rv") + "/rv", "application/json", KubeJson.write(update)));
+    // A metadata-only change does not bump the generation.
+    Api.Reply labelled = api.patch(sets("api-rv") + "/rv", "application/merge-patch+json",
+        "{\"metadata\":{\"labels\":{\"team\":\"storage\"}}}");
+    assertEquals(200, labelled.code(), labelled.body());
+    assertEquals(2, labelled.json().at("/metadata/generation").asInt());
+    assertEquals("storage", labelled.json().at("/metadata/labels/team").asText());
+  }
+
+  @Test
+  void immutableFieldsAreRejectedOnUpdate() {
+    JsonNode created = api.post(sets("api-immutable"), "application/json",
+        Manifests.json(Manifests.web("imm", 0, 0, Map.of()))).json();
+    Api.Reply reply = api.patch(sets("api-immutable") + "/imm", "application/merge-patch+json",
+        "{\"spec\":{\"serviceName\":\"other\"}}");
+    assertEquals(422, reply.code());
+    assertEquals("spec.serviceName", reply.json().at("/details/causes/0/field").asText());
+    assertEquals(created.at("/spec/serviceName"), api.set("api-immutable", "imm").at("/spec/serviceName"));
+  }
+
+  @Test
+  void scaleSubresourceReadsAndWritesReplicas() {
+    api.post(sets("api-scale"), "application/json", Manifests.json(Manifests.web("sc", 0, 0, Map.of())));
+    JsonNode scale = api.get(sets("api-scale") + "/sc/scale").json();
+    assertEquals("Scale", scale.get("kind").asText());
+    assertEquals("autoscaling/v1", scale.get("apiVersion").asText());
+    assertEquals("app=sc", scale.at("/status/selector").asText());
+    assertStatus(422, "Invalid", api.put(sets("api-scale") + "/sc/scale", "application/json",
+        "{\"spec\":{\"replicas\":-2}}"));
+    Api.Reply scaled = api.put(sets("api-scale") + "/sc/scale", "application/json", "{\"spec\":{\"replicas\":2}}");
+    assertEquals(200, scaled.code(), scaled.body());
+    assertEquals(2, scaled.json().at("/spec/replicas").asInt());
+    api.awaitConverged("api-scale", "sc", 2, Duration.ofSeconds(60));
+    assertEquals(2, api.get(sets("api-scale") + "/sc/scale").json().at("/status/replicas").asInt());
+  }
+
+  @Test
+  void podsFilterByLabelSelectorAndEventsCarryInvolvedObjects() {
+    api.post(sets("api-select"), "application/json", Manifests.json(Manifests.web("a", 2, 0, Map.of())));
+    api.post(sets("api-select"), "application/json", Manifests.json(Manifests.web("b", 1, 0, Map.of())));
+    api.awaitConverged("api-select", "a", 2, Duration.ofSeconds(60));
+    api.awaitConverged("api-select", "b", 1, Duration.ofSeconds(60));
+    assertEquals(2, api.pods("api-select", "app=a").size());
+    assertEquals(1, api.pods("api-select", "app=b").size());
+    assertEquals(3, api.pods("api-select", "app in (a,b)").size());
+    assertStatus(400, "BadRequest", api.get("/api/v1/namespaces/api-select/pods?labelSelector=app%20in%20(a"));
+    JsonNode event = api.events("api-select").get(0);
+    assertEquals("StatefulSet", event.at("/involvedObject/kind").asText());
+    assertTrue(event.get("lastTimestamp").asText().matches(".*\\.\\d{3}Z"));
+    assertTrue(event.get("reason").asText().startsWith("Successful"));
+  }
+
+  @Test
+  void openApiDocumentIsServed() throws Exception {
+    Api.Reply reply = api.get("/openapi.yaml");
+    assertEquals(200, reply.code());
+    JsonNode doc = KubeJson.YAML.readTree(reply.body());
+    assertTrue(doc.get("openapi").asText().startsWith("3."));
+    assertTrue(doc.at("/paths").has("/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}"));
+  }
+
+  static void assertStatus(int code, String reason, Api.Reply reply) {
+    assertEquals(code, reply.code(), reply.body());
+    JsonNode status = reply.json();
+    assertEquals("Status", status.path("kind").asText(), reply.body());
+    assertEquals(reason, status.path("reason").asText(), reply.body());
+    assertEquals(code, status.path("code").asInt());
+  }
+}
