@@ -1,0 +1,86 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The service is killed or stopped and started again on the same data dir. */
+class CrashRecoveryIT {
+  static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+  @Test
+  void killedServiceMidScaleFinishesTheScaleWithNoDuplicatePod() throws Exception {
+    try (OrdinalService service = new OrdinalService("crash")) {
+      service.start();
+      Api api = service.api();
+      String ns = "crash";
+      assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
+          Manifests.json(Manifests.web("web", 5, 0, Map.of("SIM_READY_DELAY_MS", "700")))).code());
+      api.await("/api/v1/namespaces/" + ns + "/pods/web-1", TIMEOUT, r -> r.code() == 200);
+      String web0Uid = api.get("/api/v1/namespaces/" + ns + "/pods/web-0").json().at("/metadata/uid").asText();
+
+      service.kill9();
+      // A SIGKILL runs no shutdown hook: PostgreSQL and the Temporal dev server are orphaned.
+      assertTrue(alive(service.dataDir.resolve("postgres/postmaster.pid")), "postgres orphan expected");
+      assertTrue(alive(service.dataDir.resolve("temporal/temporal.pid")), "temporal orphan expected");
+
+      service.start();
+      api.awaitConverged(ns, "web", 5, TIMEOUT);
+      Map<String, Long> creates = api.events(ns).stream()
+          .map(e -> e.path("message").asText())
+          .filter(m -> m.startsWith("create Pod"))
+          .collect(Collectors.groupingBy(m -> m.split(" ")[2], Collectors.counting()));
+      assertEquals(Map.of("web-0", 1L, "web-1", 1L, "web-2", 1L, "web-3", 1L, "web-4", 1L), creates);
+      List<JsonNode> pods = api.pods(ns, "app=web");
+      assertEquals(5, pods.stream().map(p -> p.at("/metadata/uid").asText()).distinct().count());
+      assertEquals(web0Uid, api.get("/api/v1/namespaces/" + ns + "/pods/web-0").json().at("/metadata/uid").asText());
+    }
+  }
+
+  @Test
+  void stoppedServiceLeavesNothingRunningAndResumesWithItsState() throws Exception {
+    try (OrdinalService service = new OrdinalService("restart")) {
+      service.start();
+      Api api = service.api();
+      assertEquals(201, api.post(Api.SETS.formatted("restart"), "application/json",
+          Manifests.json(Manifests.web("web", 2, 0, Map.of()))).code());
+      api.awaitConverged("restart", "web", 2, TIMEOUT);
+      String uid = api.set("restart", "web").at("/metadata/uid").asText();
+
+      Optional<ProcessHandle> postgres = pid(service.dataDir.resolve("postgres/postmaster.pid"));
+      service.stop();
+      assertTrue(postgres.isPresent());
+      assertFalse(postgres.get().isAlive(), "postgres still running after stop");
+      assertFalse(alive(service.dataDir.resolve("temporal/temporal.pid")), "temporal still running after stop");
+
+      service.start();
+      assertEquals(uid, api.set("restart", "web").at("/metadata/uid").asText());
+      assertEquals(200, api.patch(Api.SETS.formatted("restart") + "/web", "application/merge-patch+json",
+          "{\"spec\":{\"replicas\":3}}").code());
+      api.awaitConverged("restart", "web", 3, TIMEOUT);
+    }
+  }
+
+  static boolean alive(Path pidFile) {
+    return pid(pidFile).map(ProcessHandle::isAlive).orElse(false);
+  }
+
+  static Optional<ProcessHandle> pid(Path pidFile) {
+    try {
+      String first = Files.readAllLines(pidFile).get(0).trim();
+      return ProcessHandle.of(Long.parseLong(first));
+    } catch (Exception e) {
+      return Optional.empty();
+    }
+  }
+}
