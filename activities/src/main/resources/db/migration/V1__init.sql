@@ -11,7 +11,8 @@ CREATE TABLE statefulsets (
   created_at         TIMESTAMPTZ NOT NULL,
   deletion_timestamp TIMESTAMPTZ,
   object             TEXT NOT NULL,             -- apiVersion, kind, metadata, spec (JSON)
-  status             TEXT                       -- status (JSON), written by the controller
+  status             TEXT,                      -- status (JSON), written by the controller
+  active_operation   TEXT                       -- workflow id of the set's latest operation
 );
 CREATE INDEX statefulsets_namespace ON statefulsets (namespace, name);
 

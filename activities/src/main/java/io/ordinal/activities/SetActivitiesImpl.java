@@ -80,6 +80,11 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
   }
 
   @Override
+  public void claimOperation(SetKey key, String operationWorkflowId) {
+    sets.setActiveOperation(key.namespace(), key.name(), operationWorkflowId);
+  }
+
+  @Override
   public void createPod(SetKey key, int ordinal, String revision) {
     Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
     if (found.isEmpty() || found.get().getMetadata().getDeletionTimestamp() != null) {

@@ -7,6 +7,7 @@ import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.CrudRepository;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /** Micronaut Data repositories, one per table. */
 public final class Repositories {
@@ -31,6 +32,13 @@ public final class Repositories {
 
     @Query("UPDATE statefulsets SET status = :status, resource_version = nextval('resource_version_seq') WHERE id = :id")
     long updateStatus(String id, String status);
+
+    /** Not part of the object: no new resourceVersion. */
+    @Query("UPDATE statefulsets SET active_operation = :operation WHERE id = :id")
+    long updateActiveOperation(String id, String operation);
+
+    @Query("SELECT active_operation FROM statefulsets WHERE id = :id")
+    Optional<String> findActiveOperationById(String id);
   }
 
   @JdbcRepository(dialect = Dialect.POSTGRES)

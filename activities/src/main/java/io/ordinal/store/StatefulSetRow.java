@@ -16,4 +16,5 @@ public record StatefulSetRow(
     Instant createdAt,
     @Nullable Instant deletionTimestamp,
     String object,
-    @Nullable String status) {}
+    @Nullable String status,
+    @Nullable String activeOperation) {}

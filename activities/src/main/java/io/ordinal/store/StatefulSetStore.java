@@ -55,7 +55,7 @@ public class StatefulSetStore {
     stored.getMetadata().setCreationTimestamp(null);
     stored.getMetadata().setDeletionTimestamp(null);
     sets.save(new StatefulSetRow(id(namespace, name), namespace, name, stored.getMetadata().getUid(),
-        sets.nextResourceVersion(), 1, now, null, KubeJson.write(stored), null));
+        sets.nextResourceVersion(), 1, now, null, KubeJson.write(stored), null, null));
     return get(namespace, name).orElseThrow();
   }
 
@@ -104,6 +104,15 @@ public class StatefulSetStore {
     sets.findById(id(namespace, name))
         .filter(row -> !json.equals(row.status()))
         .ifPresent(row -> sets.updateStatus(row.id(), json));
+  }
+
+  /** Records which workflow currently runs the set's operation, so pod changes can wake it directly. */
+  public void setActiveOperation(String namespace, String name, String workflowId) {
+    sets.updateActiveOperation(id(namespace, name), workflowId);
+  }
+
+  public Optional<String> activeOperation(String namespace, String name) {
+    return sets.findActiveOperationById(id(namespace, name));
   }
 
   /** Removes a set and its revisions; its PVCs stay. */

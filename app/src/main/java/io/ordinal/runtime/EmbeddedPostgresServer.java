@@ -15,9 +15,11 @@ import org.slf4j.LoggerFactory;
 final class EmbeddedPostgresServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
   private final EmbeddedPostgres postgres;
+  private final Path dataDir;
 
-  private EmbeddedPostgresServer(EmbeddedPostgres postgres) {
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres, Path dataDir) {
     this.postgres = postgres;
+    this.dataDir = dataDir;
   }
 
   static EmbeddedPostgresServer start(Path dataDir) throws IOException {
@@ -36,7 +38,7 @@ final class EmbeddedPostgresServer implements AutoCloseable {
         .setOutputRedirector(ProcessBuilder.Redirect.appendTo(dataDir.resolve("postgres.log").toFile()))
         .setErrorRedirector(ProcessBuilder.Redirect.appendTo(dataDir.resolve("postgres.log").toFile()))
         .start();
-    return new EmbeddedPostgresServer(postgres);
+    return new EmbeddedPostgresServer(postgres, dir);
   }
 
   String jdbcUrl() {
@@ -45,6 +47,10 @@ final class EmbeddedPostgresServer implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
+    var postmaster = Processes.fromPidFile(dataDir.resolve("postmaster.pid"));
     postgres.close();
+    // pg_ctl may return before the postmaster has finished its shutdown checkpoint: wait for it,
+    // so that "stopped" means nothing holds the data dir any more.
+    postmaster.ifPresent(process -> Processes.stop(process, "INT", Duration.ofSeconds(30)));
   }
 }

@@ -25,8 +25,12 @@ final class Processes {
 
   /** Sends {@code signal} (e.g. INT, TERM), waits up to {@code grace}, then kills. */
   static void stop(ProcessHandle process, String signal, Duration grace) {
+    if (!process.isAlive()) {
+      return;
+    }
     try {
-      new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+      new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start().waitFor();
       process.onExit().get(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       process.destroyForcibly();

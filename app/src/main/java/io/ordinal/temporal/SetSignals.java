@@ -11,7 +11,9 @@ import io.ordinal.workflow.StatefulSetControllerWorkflow;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowNotFoundException;
 import jakarta.inject.Singleton;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +25,8 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class SetSignals implements PodEvents {
   private static final Logger log = LoggerFactory.getLogger(SetSignals.class);
+  /** The signal name of {@link io.ordinal.workflow.OperationWorkflow#wake()}. */
+  private static final String WAKE_SIGNAL = "wake";
   private final WorkflowClient client;
   private final StatefulSetStore sets;
 
@@ -35,8 +39,23 @@ public class SetSignals implements PodEvents {
     signal(key, true, generation, null);
   }
 
+  /**
+   * Wakes the set's running operation directly (saving the controller's forwarding hop, which is
+   * most of the readiness-to-next-step latency), or the controller when no operation runs.
+   */
   @Override
   public void podChanged(String namespace, String setName, String podName) {
+    Optional<String> operation = sets.activeOperation(namespace, setName);
+    if (operation.isPresent()) {
+      try {
+        client.newUntypedWorkflowStub(operation.get()).signal(WAKE_SIGNAL);
+        return;
+      } catch (WorkflowNotFoundException e) {
+        // that operation has ended: the controller decides whether another one is needed
+      } catch (RuntimeException e) {
+        log.debug("could not wake {}: {}", operation.get(), e.toString());
+      }
+    }
     signal(new SetKey(namespace, setName), false, 0, podName);
   }
 

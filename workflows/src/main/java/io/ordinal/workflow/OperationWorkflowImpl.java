@@ -25,6 +25,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   public String run(OperationInput input) {
     SetKey key = input.key();
     String revision = null;
+    activities.claimOperation(key, Workflow.getInfo().getWorkflowId());
     while (true) {
       woken = false;
       SetSnapshot set = activities.refresh(key);

@@ -19,6 +19,10 @@ public interface SetActivities {
   @ActivityMethod
   SetSnapshot refresh(SetKey key);
 
+  /** Records {@code operationWorkflowId} as the set's running operation, the target of pod-change signals. */
+  @ActivityMethod
+  void claimOperation(SetKey key, String operationWorkflowId);
+
   /** Ensures the PVCs of {@code ordinal} exist, then ensures its pod exists at {@code revision}. */
   @ActivityMethod
   void createPod(SetKey key, int ordinal, String revision);

@@ -145,6 +145,9 @@ class OperationWorkflowTest {
     @Override
     public void finishDeletion(SetKey key) {}
 
+    @Override
+    public void claimOperation(SetKey key, String operationWorkflowId) {}
+
     private void notifyController(SetKey key, int ordinal) {
       client.newWorkflowStub(StatefulSetControllerWorkflow.class, key.controllerWorkflowId()).podChanged(key.podName(ordinal));
     }
