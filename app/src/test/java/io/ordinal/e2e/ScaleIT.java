@@ -148,6 +148,33 @@ class ScaleIT {
     api.awaitConverged(ns, "web", 1, TIMEOUT);
   }
 
+  @Test
+  void operationsAreFindableInTemporalBySearchAttributes() throws Exception {
+    String ns = "findable";
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
+        Manifests.json(Manifests.web("web", 1, 0, Map.of()))).code());
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
+        io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder()
+            .setTarget("127.0.0.1:" + OrdinalService.shared().temporalPort).build());
+    try {
+      var client = io.temporal.client.WorkflowClient.newInstance(stubs);
+      String revision = api.set(ns, "web").at("/status/updateRevision").asText();
+      // Visibility is eventually consistent: poll briefly.
+      List<String> ids = List.of();
+      for (int i = 0; i < 50 && ids.size() < 2; i++) {
+        ids = client.listExecutions("OrdinalNamespace = '" + ns + "' AND OrdinalStatefulSet = 'web'")
+            .map(e -> e.getExecution().getWorkflowId()).sorted().toList();
+        Api.sleep(200);
+      }
+      assertEquals(List.of("statefulset/findable/web", "statefulset/findable/web/scale-1"), ids);
+      assertEquals(1, client.listExecutions("OrdinalOperation = 'scale' AND OrdinalRevision = '" + revision + "'")
+          .filter(e -> e.getExecution().getWorkflowId().startsWith("statefulset/findable/")).count());
+    } finally {
+      stubs.shutdown();
+    }
+  }
+
   /** Pods {@code from..to-1} were created in order, each after its predecessor was Ready for minReady. */
   static void assertOrderedCreation(String ns, int from, int to, long minReadyMillis) {
     for (int i = Math.max(1, from); i < to; i++) {
