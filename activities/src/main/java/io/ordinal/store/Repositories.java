@@ -30,6 +30,18 @@ public final class Repositories {
     long updateIfVersion(String id, long expected, String object, long generation, long resourceVersion,
         @Nullable Instant deletionTimestamp);
 
+    /** Creates the row unless one with this id exists; returns the number of rows inserted. */
+    @Query("""
+        INSERT INTO statefulsets (id, namespace, name, uid, resource_version, generation, created_at, object)
+        VALUES (:id, :namespace, :name, :uid, nextval('resource_version_seq'), 1, :createdAt, :object)
+        ON CONFLICT (id) DO NOTHING""")
+    long insertIfAbsent(String id, String namespace, String name, String uid, Instant createdAt, String object);
+
+    @Query("""
+        UPDATE statefulsets SET deletion_timestamp = :deletionTimestamp, resource_version = nextval('resource_version_seq')
+        WHERE id = :id AND deletion_timestamp IS NULL""")
+    long markDeleting(String id, Instant deletionTimestamp);
+
     @Query("UPDATE statefulsets SET status = :status, resource_version = nextval('resource_version_seq') WHERE id = :id")
     long updateStatus(String id, String status);
 

@@ -42,10 +42,6 @@ public class StatefulSetStore {
   public StatefulSet create(StatefulSet set) {
     String namespace = set.getMetadata().getNamespace();
     String name = set.getMetadata().getName();
-    if (sets.existsById(id(namespace, name))) {
-      throw new StoreException(StoreException.Reason.ALREADY_EXISTS,
-          "statefulsets.apps \"" + name + "\" already exists");
-    }
     Instant now = Instant.now();
     StatefulSet stored = KubeJson.copy(set, StatefulSet.class);
     stored.setStatus(null);
@@ -54,8 +50,12 @@ public class StatefulSetStore {
     stored.getMetadata().setResourceVersion(null);
     stored.getMetadata().setCreationTimestamp(null);
     stored.getMetadata().setDeletionTimestamp(null);
-    sets.save(new StatefulSetRow(id(namespace, name), namespace, name, stored.getMetadata().getUid(),
-        sets.nextResourceVersion(), 1, now, null, KubeJson.write(stored), null, null));
+    // Insert-if-absent, so that two concurrent creates cannot both pass an existence check.
+    if (sets.insertIfAbsent(id(namespace, name), namespace, name, stored.getMetadata().getUid(), now,
+        KubeJson.write(stored)) == 0) {
+      throw new StoreException(StoreException.Reason.ALREADY_EXISTS,
+          "statefulsets.apps \"" + name + "\" already exists");
+    }
     return get(namespace, name).orElseThrow();
   }
 
@@ -89,12 +89,11 @@ public class StatefulSetStore {
   /** Starts the deletion of a set: its controller removes the pods, then the set. */
   @Transactional
   public StatefulSet markDeleting(String namespace, String name) {
-    StatefulSetRow row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
-    if (row.deletionTimestamp() == null) {
-      sets.updateIfVersion(row.id(), row.resourceVersion(), row.object(), row.generation(),
-          sets.nextResourceVersion(), Instant.now());
+    if (!sets.existsById(id(namespace, name))) {
+      throw notFound(name);
     }
-    return get(namespace, name).orElseThrow();
+    sets.markDeleting(id(namespace, name), Instant.now());
+    return get(namespace, name).orElseThrow(() -> notFound(name));
   }
 
   /** Writes the status when it differs from the stored one (a status write bumps resourceVersion). */

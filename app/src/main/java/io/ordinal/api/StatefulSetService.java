@@ -31,7 +31,7 @@ public class StatefulSetService {
   static final String GROUP = "apps";
   static final String KIND = "StatefulSet";
   static final String RESOURCE = "statefulsets.apps";
-  private static final int PATCH_ATTEMPTS = 5;
+  private static final int WRITE_ATTEMPTS = 5;
 
   private final StatefulSetStore store;
   private final SetSignals signals;
@@ -77,21 +77,35 @@ public class StatefulSetService {
       throw ApiException.badRequest("the name of the object (" + set.getMetadata().getName()
           + ") does not match the name on the URL (" + name + ")");
     }
-    StatefulSet old = get(namespace, name);
-    if (old.getMetadata().getDeletionTimestamp() != null) {
-      throw ApiException.of(409, "Conflict", "statefulsets.apps \"" + name + "\" is being deleted");
+    // Without a resourceVersion the write is unconditional: a concurrent write (such as a status
+    // update) is not a conflict for it, so it is retried against the newer version.
+    String sent = set.getMetadata().getResourceVersion();
+    boolean unconditional = sent == null || sent.isEmpty();
+    for (int attempt = 1; ; attempt++) {
+      StatefulSet old = get(namespace, name);
+      if (old.getMetadata().getDeletionTimestamp() != null) {
+        throw ApiException.of(409, "Conflict", "statefulsets.apps \"" + name + "\" is being deleted");
+      }
+      long expected = unconditional ? Long.parseLong(old.getMetadata().getResourceVersion()) : parseVersion(name, sent);
+      StatefulSetDefaults.apply(set);
+      List<FieldError> errors = StatefulSetValidation.validateUpdate(set, old, drivers.names());
+      if (!errors.isEmpty()) {
+        throw ApiException.invalid(GROUP, KIND, name, errors);
+      }
+      StatefulSet stored;
+      try {
+        stored = mapStoreErrors(name, () -> store.update(set, expected));
+      } catch (ApiException e) {
+        if (unconditional && isConflict(e) && attempt < WRITE_ATTEMPTS) {
+          continue;
+        }
+        throw e;
+      }
+      if (!Objects.equals(stored.getMetadata().getGeneration(), old.getMetadata().getGeneration())) {
+        signals.specChanged(key(stored), stored.getMetadata().getGeneration());
+      }
+      return stored;
     }
-    long expected = expectedVersion(set, old);
-    StatefulSetDefaults.apply(set);
-    List<FieldError> errors = StatefulSetValidation.validateUpdate(set, old, drivers.names());
-    if (!errors.isEmpty()) {
-      throw ApiException.invalid(GROUP, KIND, name, errors);
-    }
-    StatefulSet stored = mapStoreErrors(name, () -> store.update(set, expected));
-    if (!Objects.equals(stored.getMetadata().getGeneration(), old.getMetadata().getGeneration())) {
-      signals.specChanged(key(stored), stored.getMetadata().getGeneration());
-    }
-    return stored;
   }
 
   /**
@@ -119,8 +133,7 @@ public class StatefulSetService {
       try {
         return write.apply(patched);
       } catch (ApiException e) {
-        boolean conflict = e.code() == 409 && "Conflict".equals(e.status().getReason());
-        if (pinned || !conflict || attempt >= PATCH_ATTEMPTS) {
+        if (pinned || !isConflict(e) || attempt >= WRITE_ATTEMPTS) {
           throw e;
         }
       }
@@ -199,18 +212,17 @@ public class StatefulSetService {
     }
   }
 
-  /** The resourceVersion a write must match: the client's, or the stored one for an unconditional write. */
-  private static long expectedVersion(StatefulSet set, StatefulSet old) {
-    String sent = set.getMetadata().getResourceVersion();
-    if (sent == null || sent.isEmpty()) {
-      return Long.parseLong(old.getMetadata().getResourceVersion());
-    }
+  private static long parseVersion(String name, String resourceVersion) {
     try {
-      return Long.parseLong(sent);
+      return Long.parseLong(resourceVersion);
     } catch (NumberFormatException e) {
-      throw ApiException.invalid(GROUP, KIND, old.getMetadata().getName(), List.of(new FieldError(
-          "FieldValueInvalid", "metadata.resourceVersion", "Invalid value: \"" + sent + "\": must be an integer")));
+      throw ApiException.invalid(GROUP, KIND, name, List.of(new FieldError(
+          "FieldValueInvalid", "metadata.resourceVersion", "Invalid value: \"" + resourceVersion + "\": must be an integer")));
     }
+  }
+
+  private static boolean isConflict(ApiException e) {
+    return e.code() == 409 && "Conflict".equals(e.status().getReason());
   }
 
   private static <T> T mapStoreErrors(String name, java.util.function.Supplier<T> write) {

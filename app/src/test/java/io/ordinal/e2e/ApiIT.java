@@ -131,9 +131,9 @@ class ApiIT {
 
   @Test
   void staleResourceVersionIs409AndSpecChangesBumpGeneration() {
-    JsonNode created = api.post(sets("api-rv"), "application/json",
-        Manifests.json(Manifests.web("rv", 0, 0, Map.of()))).json();
-    ObjectNode update = created.deepCopy();
+    api.post(sets("api-rv"), "application/json", Manifests.json(Manifests.web("rv", 0, 0, Map.of())));
+    // Status writes bump resourceVersion too (as upstream): take the version once the controller is idle.
+    ObjectNode update = api.awaitConverged("api-rv", "rv", 0, Duration.ofSeconds(60)).deepCopy();
     ((ObjectNode) update.get("spec")).put("minReadySeconds", 3);
     Api.Reply first = api.put(sets("api-rv") + "/rv", "application/json", KubeJson.write(update));
     assertEquals(200, first.code(), first.body());

@@ -70,19 +70,20 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
             .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_TERMINATE)
             .build());
     Promise<String> outcome = Async.function(child::run, new OperationInput(key, operation));
-    Workflow.getWorkflowExecution(child).get();
-    while (!outcome.isCompleted()) {
-      Workflow.await(() -> outcome.isCompleted() || specChanged || podsChanged);
-      if (!outcome.isCompleted()) {
-        specChanged = false;
-        podsChanged = false;
-        // Not awaited: the child may complete before the signal lands, which is fine.
-        Async.procedure(child::wake).exceptionally(failure -> null);
-      }
-    }
     try {
+      Workflow.getWorkflowExecution(child).get();
+      while (!outcome.isCompleted()) {
+        Workflow.await(() -> outcome.isCompleted() || specChanged || podsChanged);
+        if (!outcome.isCompleted()) {
+          specChanged = false;
+          podsChanged = false;
+          // Not awaited: the child may complete before the signal lands, which is fine.
+          Async.procedure(child::wake).exceptionally(failure -> null);
+        }
+      }
       log.info("{} of {} ended: {}", operation, key, outcome.get());
     } catch (ChildWorkflowFailure e) {
+      // The controller must outlive any failed operation: it retries with a fresh one.
       log.warn("{} of {} failed; retrying after {}", operation, key, RETRY_FAILED_OPERATION_AFTER, e);
       Workflow.sleep(RETRY_FAILED_OPERATION_AFTER);
     }
