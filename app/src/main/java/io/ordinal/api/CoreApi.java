@@ -1,8 +1,10 @@
 package io.ordinal.api;
 
 import io.fabric8.kubernetes.api.model.EventList;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.EventListBuilder;
 import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimList;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimListBuilder;
@@ -54,12 +56,9 @@ public class CoreApi {
   @Operation(summary = "List pods, optionally filtered by labelSelector")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PodList.class)))
   public HttpResponse<String> listPods(HttpRequest<?> request, String namespace, @Nullable @QueryValue String labelSelector) {
-    LabelSelector selector = parseSelector(labelSelector);
-    List<Pod> items = pods.list(namespace).stream()
-        .filter(p -> selector == null || LabelSelectors.matches(selector, labels(p.getMetadata().getLabels())))
-        .toList();
+    List<Pod> items = selected(pods.list(namespace), labelSelector);
     return KubeCodec.ok(request, new PodListBuilder().withApiVersion("v1").withKind("PodList")
-        .withMetadata(new io.fabric8.kubernetes.api.model.ListMeta()).withItems(items).build());
+        .withMetadata(new ListMeta()).withItems(items).build());
   }
 
   @Get(value = "/pods/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -85,12 +84,9 @@ public class CoreApi {
   @Operation(summary = "List PVCs, optionally filtered by labelSelector")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaimList.class)))
   public HttpResponse<String> listClaims(HttpRequest<?> request, String namespace, @Nullable @QueryValue String labelSelector) {
-    LabelSelector selector = parseSelector(labelSelector);
-    List<PersistentVolumeClaim> items = pods.listClaims(namespace).stream()
-        .filter(c -> selector == null || LabelSelectors.matches(selector, labels(c.getMetadata().getLabels())))
-        .toList();
+    List<PersistentVolumeClaim> items = selected(pods.listClaims(namespace), labelSelector);
     return KubeCodec.ok(request, new PersistentVolumeClaimListBuilder().withApiVersion("v1")
-        .withKind("PersistentVolumeClaimList").withMetadata(new io.fabric8.kubernetes.api.model.ListMeta()).withItems(items).build());
+        .withKind("PersistentVolumeClaimList").withMetadata(new ListMeta()).withItems(items).build());
   }
 
   @Get(value = "/persistentvolumeclaims/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -106,21 +102,21 @@ public class CoreApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = EventList.class)))
   public HttpResponse<String> listEvents(HttpRequest<?> request, String namespace) {
     return KubeCodec.ok(request, new EventListBuilder().withApiVersion("v1").withKind("EventList")
-        .withMetadata(new io.fabric8.kubernetes.api.model.ListMeta()).withItems(events.list(namespace)).build());
+        .withMetadata(new ListMeta()).withItems(events.list(namespace)).build());
   }
 
-  private static LabelSelector parseSelector(String text) {
-    if (text == null || text.isBlank()) {
-      return null;
+  /** The objects whose labels match the {@code labelSelector} query parameter (all when it is absent). */
+  private static <T extends HasMetadata> List<T> selected(List<T> objects, String labelSelector) {
+    if (labelSelector == null || labelSelector.isBlank()) {
+      return objects;
     }
+    LabelSelector selector;
     try {
-      return LabelSelectors.parse(text);
+      selector = LabelSelectors.parse(labelSelector);
     } catch (IllegalArgumentException e) {
       throw ApiException.badRequest("invalid labelSelector: " + e.getMessage());
     }
-  }
-
-  private static Map<String, String> labels(Map<String, String> labels) {
-    return labels == null ? Map.of() : labels;
+    return objects.stream().filter(o -> LabelSelectors.matches(selector,
+        o.getMetadata().getLabels() == null ? Map.of() : o.getMetadata().getLabels())).toList();
   }
 }

@@ -32,7 +32,13 @@ final class TemporalDevServer implements AutoCloseable {
       log.warn("stopping Temporal dev server (pid {}) left running by a previous run", orphan.pid());
       Processes.stop(orphan, "TERM", Duration.ofSeconds(15));
     });
-    List<String> command = new ArrayList<>(List.of(settings.temporalCli(), "server", "start-dev",
+    List<String> command = new ArrayList<>();
+    if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+      // Its own session: a Ctrl-C on the terminal reaches only the service, which then stops the
+      // worker before the server, instead of the server dying under a running worker.
+      command.add("/usr/bin/setsid");
+    }
+    command.addAll(List.of(settings.temporalCli(), "server", "start-dev",
         "--db-filename", dir.resolve("temporal.db").toString(),
         "--ip", "127.0.0.1",
         "--port", Integer.toString(settings.temporalPort()),
