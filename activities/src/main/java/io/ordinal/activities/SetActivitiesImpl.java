@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.micronaut.transaction.TransactionOperations;
 import java.sql.Connection;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.driver.local.AddressBook;
 import io.ordinal.model.Labels;
 import io.ordinal.model.PodFactory;
 import io.ordinal.model.PodSnapshot;
@@ -40,11 +41,13 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
   private final EventRecorder events;
   private final DriverRegistry drivers;
   private final TransactionOperations<Connection> tx;
+  private final AddressBook addresses;
 
   public SetActivitiesImpl(StatefulSetStore sets, RevisionStore revisions, PodStore pods, Repositories.Pvcs pvcs,
       Repositories.StatefulSets setRows, EventRecorder events, DriverRegistry drivers,
-      TransactionOperations<Connection> tx) {
+      TransactionOperations<Connection> tx, AddressBook addresses) {
     this.tx = tx;
+    this.addresses = addresses;
     this.sets = sets;
     this.revisions = revisions;
     this.pods = pods;
@@ -131,7 +134,7 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
     String driver = driverOf(set);
     PodRow row = new PodRow(id, namespace, pod.getMetadata().getName(), set.getMetadata().getName(), ordinal,
         UUID.randomUUID().toString(), revision, driver, KubeJson.write(pod), PodSnapshot.PENDING, false, null, null,
-        null, Instant.now(), setRows.nextResourceVersion(), null);
+        null, Instant.now(), setRows.nextResourceVersion(), null, null, null);
     tx.executeWrite(status -> {
       pods.rows().save(row);
       events.record(namespace, "StatefulSet", set.getMetadata().getName(), set.getMetadata().getUid(),
@@ -181,6 +184,7 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
       throw ApplicationFailure.newFailure("StatefulSet " + key + " still has pods", "PodsRemain");
     }
     sets.remove(key.namespace(), key.name());
+    addresses.release(key.namespace(), key.name());
   }
 
   private String driverOf(StatefulSet set) {

@@ -1,6 +1,7 @@
 package io.ordinal.driver;
 
 import io.micronaut.context.annotation.Value;
+import io.ordinal.model.Drivers;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +23,8 @@ public class DriverRegistry {
     this.defaultDriver = defaultDriver;
   }
 
-  public Set<String> names() {
-    return drivers.keySet();
+  public Drivers policy() {
+    return new Drivers(Set.copyOf(drivers.keySet()), defaultDriver);
   }
 
   public String defaultDriver() {

@@ -24,7 +24,9 @@ public record PodRow(
     @Nullable Instant deletionTimestamp,
     Instant createdAt,
     long resourceVersion,
-    @Nullable String message) {
+    @Nullable String message,
+    @Nullable String podIp,
+    @Nullable String containerStatuses) {
 
   public boolean terminating() {
     return deletionTimestamp != null;

@@ -78,6 +78,17 @@ public class PodStore {
     conditions.add(condition("ContainersReady", row.ready(), readyAt));
     conditions.add(condition("Ready", row.ready(), readyAt));
     status.setConditions(conditions);
+    if (row.podIp() != null) {
+      status.setPodIP(row.podIp());
+      status.setPodIPs(List.of(new io.fabric8.kubernetes.api.model.PodIP(row.podIp())));
+      status.setHostIP("127.0.0.1");
+    }
+    if (row.containerStatuses() != null) {
+      // Reported by a driver that runs real containers.
+      status.setContainerStatuses(List.of(KubeJson.read(row.containerStatuses(), ContainerStatus[].class)));
+      pod.setStatus(status);
+      return pod;
+    }
     List<ContainerStatus> containers = new ArrayList<>();
     for (var c : pod.getSpec().getContainers()) {
       ContainerStatusBuilder cs = new ContainerStatusBuilder()

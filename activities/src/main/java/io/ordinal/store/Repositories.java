@@ -80,6 +80,16 @@ public final class Repositories {
     long updateStatus(String id, String uid, String phase, boolean ready, @Nullable Instant readySince,
         @Nullable Instant startedAt, @Nullable String message);
 
+    /** Status as reported by a driver that runs real containers. */
+    @Query("""
+        UPDATE pods SET phase = :phase, ready = :ready, ready_since = :readySince, started_at = :startedAt,
+          message = :message, pod_ip = :podIp, container_statuses = :containerStatuses,
+          resource_version = nextval('resource_version_seq')
+        WHERE id = :id AND uid = :uid""")
+    long updateRuntimeStatus(String id, String uid, String phase, boolean ready, @Nullable Instant readySince,
+        @Nullable Instant startedAt, @Nullable String message, @Nullable String podIp,
+        @Nullable String containerStatuses);
+
     @Query("""
         UPDATE pods SET deletion_timestamp = :deletionTimestamp, resource_version = nextval('resource_version_seq')
         WHERE id = :id AND uid = :uid AND deletion_timestamp IS NULL""")
@@ -87,6 +97,16 @@ public final class Repositories {
 
     @Query("DELETE FROM pods WHERE id = :id AND uid = :uid")
     long deleteByIdAndUid(String id, String uid);
+  }
+
+  @JdbcRepository(dialect = Dialect.POSTGRES)
+  public interface PodAddresses extends CrudRepository<PodAddressRow, String> {
+    List<PodAddressRow> findByNamespaceOrderByPodName(String namespace);
+
+    @Query("SELECT ip FROM pod_addresses")
+    List<String> listIp();
+
+    void deleteByNamespaceAndSetName(String namespace, String setName);
   }
 
   @JdbcRepository(dialect = Dialect.POSTGRES)

@@ -22,6 +22,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.ordinal.activities.SetActivitiesImpl;
+import io.ordinal.driver.local.LocalDriver;
 import io.ordinal.model.LabelSelectors;
 import io.ordinal.model.SetKey;
 import io.ordinal.store.EventRecorder;
@@ -44,8 +45,11 @@ public class CoreApi {
   private final EventRecorder events;
   private final SetActivitiesImpl activities;
   private final SetSignals signals;
+  private final LocalDriver localDriver;
 
-  public CoreApi(PodStore pods, EventRecorder events, SetActivitiesImpl activities, SetSignals signals) {
+  public CoreApi(PodStore pods, EventRecorder events, SetActivitiesImpl activities, SetSignals signals,
+      LocalDriver localDriver) {
+    this.localDriver = localDriver;
     this.pods = pods;
     this.events = events;
     this.activities = activities;
@@ -78,6 +82,40 @@ public class CoreApi {
     activities.deletePod(key, name, "deleted through the API");
     signals.podChanged(namespace, row.setName(), name);
     return KubeCodec.ok(request, pods.find(namespace, name).map(PodStore::toObject).orElse(PodStore.toObject(row)));
+  }
+
+  @Get(value = "/pods/{name}/log", produces = MediaType.TEXT_PLAIN)
+  @Operation(summary = "A container's log (local driver): container, tailLines, previous")
+  public HttpResponse<String> podLog(String namespace, String name, @Nullable @QueryValue String container,
+      @Nullable @QueryValue Integer tailLines, @Nullable @QueryValue Boolean previous) throws java.io.IOException {
+    var row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
+    var pod = PodStore.toObject(row);
+    List<String> names = pod.getSpec().getContainers().stream().map(c -> c.getName()).toList();
+    String chosen = container;
+    if (chosen == null) {
+      if (names.size() != 1) {
+        throw ApiException.badRequest("a container name must be specified for pod " + name + ", choose one of: " + names);
+      }
+      chosen = names.get(0);
+    } else if (!names.contains(chosen) && (pod.getSpec().getInitContainers() == null
+        || pod.getSpec().getInitContainers().stream().noneMatch(c -> c.getName().equals(container)))) {
+      throw ApiException.badRequest("container " + chosen + " is not valid for pod " + name);
+    }
+    if (tailLines != null && tailLines < 0) {
+      throw ApiException.badRequest("tailLines must be greater than or equal to 0");
+    }
+    java.nio.file.Path file = localDriver.logFile(namespace, name, chosen, Boolean.TRUE.equals(previous));
+    if (!java.nio.file.Files.exists(file)) {
+      if (Boolean.TRUE.equals(previous)) {
+        throw ApiException.badRequest("previous terminated container \"" + chosen + "\" in pod \"" + name + "\" not found");
+      }
+      return HttpResponse.ok("").contentType(MediaType.TEXT_PLAIN);
+    }
+    List<String> lines = new String(java.nio.file.Files.readAllBytes(file), java.nio.charset.StandardCharsets.UTF_8).lines().toList();
+    if (tailLines != null && tailLines < lines.size()) {
+      lines = lines.subList(lines.size() - tailLines, lines.size());
+    }
+    return HttpResponse.ok(lines.isEmpty() ? "" : String.join("\n", lines) + "\n").contentType(MediaType.TEXT_PLAIN);
   }
 
   @Get(value = "/persistentvolumeclaims", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

@@ -58,7 +58,7 @@ public class StatefulSetService {
       meta.setName(meta.getGenerateName() + Long.toString(System.nanoTime() % 100_000, 36));
     }
     StatefulSetDefaults.apply(set);
-    List<FieldError> errors = StatefulSetValidation.validateCreate(set, drivers.names());
+    List<FieldError> errors = StatefulSetValidation.validateCreate(set, drivers.policy());
     if (!errors.isEmpty()) {
       throw ApiException.invalid(GROUP, KIND, Objects.requireNonNullElse(meta.getName(), ""), errors);
     }
@@ -88,7 +88,7 @@ public class StatefulSetService {
       }
       long expected = unconditional ? Long.parseLong(old.getMetadata().getResourceVersion()) : parseVersion(name, sent);
       StatefulSetDefaults.apply(set);
-      List<FieldError> errors = StatefulSetValidation.validateUpdate(set, old, drivers.names());
+      List<FieldError> errors = StatefulSetValidation.validateUpdate(set, old, drivers.policy());
       if (!errors.isEmpty()) {
         throw ApiException.invalid(GROUP, KIND, name, errors);
       }

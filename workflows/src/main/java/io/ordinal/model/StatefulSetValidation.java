@@ -40,22 +40,22 @@ public final class StatefulSetValidation {
   private static final Set<String> ACCESS_MODES =
       Set.of("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod");
 
-  private final Set<String> drivers;
+  private final Drivers drivers;
   private final List<FieldError> errors = new ArrayList<>();
 
-  private StatefulSetValidation(Set<String> drivers) {
+  private StatefulSetValidation(Drivers drivers) {
     this.drivers = drivers;
   }
 
   /** Validates a new set. */
-  public static List<FieldError> validateCreate(StatefulSet set, Set<String> drivers) {
+  public static List<FieldError> validateCreate(StatefulSet set, Drivers drivers) {
     StatefulSetValidation v = new StatefulSetValidation(drivers);
     v.validate(set);
     return v.errors;
   }
 
   /** Validates a changed set: every create rule plus immutability against {@code old}. */
-  public static List<FieldError> validateUpdate(StatefulSet set, StatefulSet old, Set<String> drivers) {
+  public static List<FieldError> validateUpdate(StatefulSet set, StatefulSet old, Drivers drivers) {
     StatefulSetValidation v = new StatefulSetValidation(drivers);
     v.validate(set);
     if (set.getSpec() != null && old.getSpec() != null) {
@@ -73,7 +73,7 @@ public final class StatefulSetValidation {
 
   /** Validates a namespace name as used in a path. */
   public static List<FieldError> validateNamespace(String namespace) {
-    StatefulSetValidation v = new StatefulSetValidation(Set.of());
+    StatefulSetValidation v = new StatefulSetValidation(new Drivers(Set.of(), ""));
     v.dnsLabel("metadata.namespace", namespace);
     return v.errors;
   }
@@ -116,6 +116,27 @@ public final class StatefulSetValidation {
     validateSelector(spec);
     Set<String> claimNames = validateClaimTemplates(nullSafe(spec.getVolumeClaimTemplates()));
     validateTemplate(spec, claimNames);
+    if (Drivers.LOCAL.equals(drivers.effective(annotation(set, Labels.DRIVER_ANNOTATION)))) {
+      validateLocalCommands(spec);
+    }
+  }
+
+  /** The local driver runs each container's command; it never pulls or runs an image. */
+  private void validateLocalCommands(StatefulSetSpec spec) {
+    if (spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
+      return;
+    }
+    PodSpec pod = spec.getTemplate().getSpec();
+    String[] bases = {"spec.template.spec.initContainers", "spec.template.spec.containers"};
+    List<List<Container>> lists = List.of(nullSafe(pod.getInitContainers()), nullSafe(pod.getContainers()));
+    for (int l = 0; l < 2; l++) {
+      for (int i = 0; i < lists.get(l).size(); i++) {
+        if (nullSafe(lists.get(l).get(i).getCommand()).isEmpty()) {
+          errors.add(FieldError.required(bases[l] + "[" + i + "].command",
+              "the local driver runs the container's command and never pulls its image"));
+        }
+      }
+    }
   }
 
   private void validateMetadata(ObjectMeta meta) {
@@ -135,9 +156,9 @@ public final class StatefulSetValidation {
         qualifiedName("metadata.annotations", key);
       }
       String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
-      if (driver != null && !drivers.contains(driver)) {
+      if (driver != null && !drivers.available().contains(driver)) {
         errors.add(FieldError.notSupported("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]", driver,
-            drivers.stream().sorted().toArray(String[]::new)));
+            drivers.available().stream().sorted().toArray(String[]::new)));
       }
     }
   }

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class StatefulSetValidationTest {
-  static final Set<String> DRIVERS = Set.of("sim");
+  static final Drivers DRIVERS = new Drivers(Set.of("sim", "local"), "sim");
 
   static StatefulSet valid() {
     return new StatefulSetBuilder()
@@ -106,6 +106,16 @@ class StatefulSetValidationTest {
   void invalidManifestsAreReportedWithTheirFieldPath(String name, Consumer<StatefulSet> change, String field) {
     List<FieldError> errors = errorsOf(change);
     assertTrue(errors.stream().anyMatch(e -> e.field().equals(field)), () -> "expected " + field + " in " + errors);
+  }
+
+  @Test
+  void theLocalDriverNeedsACommand() {
+    List<FieldError> errors = errorsOf(s -> s.getMetadata().setAnnotations(java.util.Map.of(Labels.DRIVER_ANNOTATION, "local")));
+    assertEquals(List.of("spec.template.spec.containers[0].command"), errors.stream().map(FieldError::field).toList());
+    assertEquals(List.of(), errorsOf(s -> {
+      s.getMetadata().setAnnotations(java.util.Map.of(Labels.DRIVER_ANNOTATION, "local"));
+      s.getSpec().getTemplate().getSpec().getContainers().get(0).setCommand(List.of("/bin/sleep", "infinity"));
+    }));
   }
 
   @Test

@@ -1,0 +1,122 @@
+package io.ordinal.driver.local;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One container's process, started by this service or re-adopted after a restart. It runs in its
+ * own session (so it outlives the service and its process group can be signalled as a whole) and,
+ * when mounts are given and we are root, in a private mount namespace with those bind mounts.
+ */
+final class ContainerProcess {
+  private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
+  private static final String SETSID = "/usr/bin/setsid";
+  private static final String UNSHARE = "/usr/bin/unshare";
+
+  /** A bind mount inside the container's mount namespace. */
+  record Mount(Path source, String target) {}
+
+  private final ProcessHandle handle;
+  private final Process child; // null when adopted: the exit code is then unknown
+
+  private ContainerProcess(ProcessHandle handle, Process child) {
+    this.handle = handle;
+    this.child = child;
+  }
+
+  static boolean mountNamespacesAvailable() {
+    return ROOT && java.nio.file.Files.isExecutable(Path.of(UNSHARE));
+  }
+
+  /** Starts {@code argv} with exactly {@code env}; stdout and stderr are appended to {@code log}. */
+  static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
+      List<Mount> mounts) throws IOException {
+    List<String> command = new ArrayList<>();
+    if (java.nio.file.Files.isExecutable(Path.of(SETSID))) {
+      command.add(SETSID);
+    }
+    if (!mounts.isEmpty() && mountNamespacesAvailable()) {
+      // The shell only performs the mounts, then execs the user's argv unchanged ("$@").
+      StringBuilder script = new StringBuilder("set -e\n");
+      for (Mount mount : mounts) {
+        String target = quote(mount.target());
+        script.append("if [ -d ").append(quote(mount.source().toString())).append(" ]; then mkdir -p ").append(target)
+            .append("; else [ -e ").append(target).append(" ] || touch ").append(target).append("; fi\n");
+        script.append("mount --bind ").append(quote(mount.source().toString())).append(' ').append(target).append('\n');
+      }
+      script.append("exec \"$@\"\n");
+      command.addAll(List.of(UNSHARE, "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+          script.toString(), "container"));
+    }
+    command.addAll(argv);
+    ProcessBuilder builder = new ProcessBuilder(command)
+        .directory(workingDir.toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    builder.environment().clear();
+    builder.environment().putAll(env);
+    Process process = builder.start();
+    return new ContainerProcess(process.toHandle(), process);
+  }
+
+  /** Re-adopts a process started by an earlier run, if it is still the same process (pid and start time). */
+  static Optional<ContainerProcess> adopt(long pid, Instant startedAt) {
+    return ProcessHandle.of(pid)
+        .filter(ProcessHandle::isAlive)
+        .filter(h -> h.info().startInstant().map(s -> sameInstant(s, startedAt)).orElse(false))
+        .map(h -> new ContainerProcess(h, null));
+  }
+
+  private static boolean sameInstant(Instant a, Instant b) {
+    return Math.abs(a.toEpochMilli() - b.toEpochMilli()) < 1000;
+  }
+
+  long pid() {
+    return handle.pid();
+  }
+
+  Instant startedAt() {
+    return handle.info().startInstant().orElse(Instant.now());
+  }
+
+  boolean alive() {
+    return handle.isAlive();
+  }
+
+  /** The exit code, when this service started the process; -1 for an adopted one, whose parent was init. */
+  int exitCode() {
+    if (child != null) {
+      try {
+        return child.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return -1;
+  }
+
+  /** Signals the container's whole process group (its session). */
+  void signalGroup(String signal) {
+    if (!handle.isAlive()) {
+      return;
+    }
+    try {
+      new ProcessBuilder("kill", "-" + signal, "--", "-" + handle.pid())
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start().waitFor();
+    } catch (IOException e) {
+      handle.destroyForcibly();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  static String quote(String value) {
+    return "'" + value.replace("'", "'\\''") + "'";
+  }
+}

@@ -1,0 +1,290 @@
+package io.ordinal.driver.local;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.ordinal.store.KubeJson;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The kubelet's view of one app container: its process, restarts with back-off, and its startup,
+ * liveness and readiness probes. Driven by its pod's supervisor, one {@link #tick} at a time.
+ */
+final class ContainerRuntime {
+  private static final Logger log = LoggerFactory.getLogger(ContainerRuntime.class);
+  static final Duration INITIAL_BACKOFF = Duration.ofSeconds(10);
+  static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
+  /** A container that ran this long without exiting gets its back-off reset. */
+  static final Duration BACKOFF_RESET = Duration.ofMinutes(10);
+  private static final java.util.concurrent.ExecutorService PROBES = Executors.newVirtualThreadPerTaskExecutor();
+
+  /** Persisted across service restarts (in the pod's state file). */
+  record Saved(long pid, long processStartMillis, long startedAtMillis, int restartCount,
+      Integer lastExitCode, String lastReason, long lastStartedAtMillis, long lastFinishedAtMillis) {}
+
+  final Container spec;
+  private final PodSupervisor pod;
+  private ContainerProcess process;
+  private Instant startedAt;
+  private int restartCount;
+  private Integer lastExitCode;
+  private String lastReason;
+  private Instant lastStartedAt;
+  private Instant lastFinishedAt;
+  private Instant nextStartAt = Instant.EPOCH;
+  private Duration backoff = INITIAL_BACKOFF;
+  private String waitingReason = "ContainerCreating";
+  private boolean started;
+  private boolean ready;
+  private final ProbeState startup;
+  private final ProbeState liveness;
+  private final ProbeState readiness;
+
+  ContainerRuntime(Container spec, PodSupervisor pod) {
+    this.spec = spec;
+    this.pod = pod;
+    this.startup = ProbeState.of(spec.getStartupProbe());
+    this.liveness = ProbeState.of(spec.getLivenessProbe());
+    this.readiness = ProbeState.of(spec.getReadinessProbe());
+  }
+
+  /** Resumes from a previous run: adopts the process if it is still the one we started, else restarts at once. */
+  void restore(Saved saved) {
+    restartCount = saved.restartCount();
+    lastExitCode = saved.lastExitCode();
+    lastReason = saved.lastReason();
+    lastStartedAt = saved.lastStartedAtMillis() > 0 ? Instant.ofEpochMilli(saved.lastStartedAtMillis()) : null;
+    lastFinishedAt = saved.lastFinishedAtMillis() > 0 ? Instant.ofEpochMilli(saved.lastFinishedAtMillis()) : null;
+    if (saved.pid() > 0) {
+      var adopted = ContainerProcess.adopt(saved.pid(), Instant.ofEpochMilli(saved.processStartMillis()));
+      if (adopted.isPresent()) {
+        process = adopted.get();
+        startedAt = Instant.ofEpochMilli(saved.startedAtMillis());
+        startup.reset(startedAt);
+        liveness.reset(startedAt);
+        readiness.reset(startedAt);
+        log.info("pod {} container {}: re-adopted pid {}", pod.name(), spec.getName(), saved.pid());
+      } else {
+        // It died while the service was down: record that and restart it now.
+        recordExit(-1, "Unknown", Instant.now());
+        nextStartAt = Instant.EPOCH;
+      }
+    }
+  }
+
+  Saved save() {
+    return new Saved(process == null ? 0 : process.pid(),
+        process == null ? 0 : process.startedAt().toEpochMilli(),
+        startedAt == null ? 0 : startedAt.toEpochMilli(), restartCount, lastExitCode, lastReason,
+        lastStartedAt == null ? 0 : lastStartedAt.toEpochMilli(), lastFinishedAt == null ? 0 : lastFinishedAt.toEpochMilli());
+  }
+
+  /** Advances this container by one step; returns true when something a status shows changed. */
+  boolean tick(Instant now) throws Exception {
+    if (process == null) {
+      if (now.isBefore(nextStartAt)) {
+        return false;
+      }
+      start(now);
+      return true;
+    }
+    if (!process.alive()) {
+      int code = process.exitCode();
+      recordExit(code, code == 0 ? "Completed" : "Error", now);
+      Duration ran = Duration.between(startedAt, now);
+      if (ran.compareTo(BACKOFF_RESET) >= 0) {
+        backoff = INITIAL_BACKOFF;
+      }
+      nextStartAt = now.plus(backoff);
+      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+      waitingReason = "CrashLoopBackOff";
+      pod.saveState();
+      return true;
+    }
+    boolean changed = false;
+    if (!started) {
+      Boolean result = startup.poll(now, this::probe);
+      if (startup.absent() || Boolean.TRUE.equals(result) && startup.succeeded()) {
+        started = true;
+        changed = true;
+      } else if (startup.failed()) {
+        kill("startup probe failed");
+        return true;
+      }
+    }
+    if (started) {
+      liveness.poll(now, this::probe);
+      if (liveness.failed()) {
+        kill("liveness probe failed");
+        return true;
+      }
+      readiness.poll(now, this::probe);
+      boolean nowReady = readiness.absent() || readiness.succeeded();
+      if (nowReady != ready) {
+        ready = nowReady;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  private void start(Instant now) throws Exception {
+    Path logFile = pod.logFile(spec.getName());
+    if (restartCount > 0 && Files.exists(logFile)) {
+      Files.move(logFile, pod.previousLogFile(spec.getName()), StandardCopyOption.REPLACE_EXISTING);
+    }
+    process = pod.launch(spec, logFile);
+    startedAt = now;
+    started = false;
+    ready = false;
+    startup.reset(now);
+    liveness.reset(now);
+    readiness.reset(now);
+    pod.saveState();
+  }
+
+  private void recordExit(int code, String reason, Instant when) {
+    if (process != null || startedAt != null) {
+      restartCount++;
+    }
+    lastExitCode = code;
+    lastReason = reason;
+    lastStartedAt = startedAt;
+    lastFinishedAt = when;
+    process = null;
+    started = false;
+    ready = false;
+  }
+
+  /** Liveness or startup failure: the container is killed and restarted by the usual path. */
+  private void kill(String why) {
+    log.info("pod {} container {}: {}; killing it", pod.name(), spec.getName(), why);
+    pod.event("Warning", "Unhealthy", "Container " + spec.getName() + " " + why + ", will be restarted");
+    process.signalGroup("KILL");
+  }
+
+  private boolean probe(Probe probe) {
+    return ProbeRunner.run(probe, pod.podIp(), spec.getPorts() == null ? List.of() : spec.getPorts(),
+        pod.env(spec), process == null ? 0 : process.pid());
+  }
+
+  ContainerProcess process() {
+    return process;
+  }
+
+  boolean running() {
+    return process != null;
+  }
+
+  boolean ready() {
+    return ready;
+  }
+
+  ContainerStatus status() {
+    ContainerStatusBuilder status = new ContainerStatusBuilder()
+        .withName(spec.getName()).withImage(spec.getImage()).withImageID("")
+        .withReady(ready).withStarted(started).withRestartCount(restartCount);
+    if (process != null) {
+      status.withContainerID("process://" + process.pid());
+      status.withNewState().withNewRunning(KubeJson.timestamp(startedAt)).endState();
+    } else {
+      status.withNewState().withNewWaiting().withReason(waitingReason).endWaiting().endState();
+    }
+    if (lastFinishedAt != null) {
+      status.withNewLastState().withNewTerminated()
+          .withExitCode(lastExitCode).withReason(lastReason)
+          .withStartedAt(KubeJson.timestamp(lastStartedAt)).withFinishedAt(KubeJson.timestamp(lastFinishedAt))
+          .endTerminated().endLastState();
+    }
+    return status.build();
+  }
+
+  /** Thresholds and timing of one probe; its runs happen off the supervisor thread. */
+  static final class ProbeState {
+    private final Probe probe;
+    private Instant nextRun;
+    private CompletableFuture<Boolean> inflight;
+    private int successes;
+    private int failures;
+    private boolean success;
+
+    private ProbeState(Probe probe) {
+      this.probe = probe;
+    }
+
+    static ProbeState of(Probe probe) {
+      return new ProbeState(probe);
+    }
+
+    boolean absent() {
+      return probe == null;
+    }
+
+    void reset(Instant containerStart) {
+      if (probe == null) {
+        return;
+      }
+      int delay = probe.getInitialDelaySeconds() == null ? 0 : probe.getInitialDelaySeconds();
+      nextRun = containerStart.plusSeconds(delay);
+      inflight = null;
+      successes = 0;
+      failures = 0;
+      success = false;
+    }
+
+    /** Collects a finished run and starts the next when due; returns the latest result, if any. */
+    Boolean poll(Instant now, java.util.function.Predicate<Probe> runner) {
+      if (probe == null) {
+        return null;
+      }
+      Boolean result = null;
+      if (inflight != null && inflight.isDone()) {
+        result = inflight.getNow(false);
+        inflight = null;
+        if (result) {
+          successes++;
+          failures = 0;
+          if (successes >= threshold(probe.getSuccessThreshold())) {
+            success = true;
+          }
+        } else {
+          failures++;
+          successes = 0;
+          if (failures >= threshold(probe.getFailureThreshold() == null ? 3 : probe.getFailureThreshold())) {
+            success = false;
+          }
+        }
+      }
+      if (inflight == null && !now.isBefore(nextRun)) {
+        int period = probe.getPeriodSeconds() == null ? 10 : Math.max(1, probe.getPeriodSeconds());
+        nextRun = now.plusSeconds(period);
+        inflight = CompletableFuture.supplyAsync(() -> runner.test(probe), PROBES);
+      }
+      return result;
+    }
+
+    boolean succeeded() {
+      return success;
+    }
+
+    /** failureThreshold consecutive failures. */
+    boolean failed() {
+      return probe != null && failures >= threshold(probe.getFailureThreshold() == null ? 3 : probe.getFailureThreshold());
+    }
+
+    private static int threshold(Integer value) {
+      return value == null || value < 1 ? 1 : value;
+    }
+  }
+}

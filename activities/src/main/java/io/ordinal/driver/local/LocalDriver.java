@@ -1,0 +1,141 @@
+package io.ordinal.driver.local;
+
+import io.ordinal.driver.PodDriver;
+import io.ordinal.driver.PodEvents;
+import io.ordinal.store.EventRecorder;
+import io.ordinal.store.PodRow;
+import io.ordinal.store.Repositories;
+import io.ordinal.store.StatefulSetStore;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code local} driver: a pod is a group of supervised OS processes on this machine, one per
+ * container, with its PVCs as directories under the data dir and a stable loopback address.
+ */
+@Singleton
+public class LocalDriver implements PodDriver {
+  private static final Logger log = LoggerFactory.getLogger(LocalDriver.class);
+
+  private final Map<String, PodSupervisor> supervisors = new ConcurrentHashMap<>();
+  private final Repositories.Pods pods;
+  private final StatefulSetStore sets;
+  private final EventRecorder events;
+  private final PodEvents podEvents;
+  private final LocalPaths paths;
+  private final AddressBook addresses;
+
+  public LocalDriver(Repositories.Pods pods, StatefulSetStore sets, EventRecorder events, PodEvents podEvents,
+      LocalPaths paths, AddressBook addresses) {
+    this.pods = pods;
+    this.sets = sets;
+    this.events = events;
+    this.podEvents = podEvents;
+    this.paths = paths;
+    this.addresses = addresses;
+  }
+
+  @Override
+  public String name() {
+    return "local";
+  }
+
+  @Override
+  public void start(PodRow pod) {
+    supervise(pod);
+  }
+
+  @Override
+  public void stop(PodRow pod) {
+    supervise(pod).requestStop();
+  }
+
+  /** Re-adopts every local pod: running processes are taken over, dead ones restarted. */
+  @Override
+  public void recover() {
+    var all = pods.findByDriver(name());
+    Instant started = Instant.now();
+    for (PodRow pod : all) {
+      PodSupervisor supervisor = supervise(pod);
+      if (pod.terminating()) {
+        supervisor.requestStop();
+      }
+    }
+    log.info("local driver re-adopted {} pods in {} ms", all.size(), Duration.between(started, Instant.now()).toMillis());
+  }
+
+  private PodSupervisor supervise(PodRow pod) {
+    // Keyed by uid: a recreated pod of the same name is a new pod with a supervisor of its own.
+    return supervisors.computeIfAbsent(pod.uid(), uid -> {
+      PodSupervisor supervisor = new PodSupervisor(this, pod);
+      Thread.ofVirtual().name("pod-" + pod.name()).start(supervisor);
+      return supervisor;
+    });
+  }
+
+  /** Service shutdown: supervision stops, the pods' processes keep running. */
+  @PreDestroy
+  void detachAll() {
+    supervisors.values().forEach(PodSupervisor::detach);
+  }
+
+  LocalPaths paths() {
+    return paths;
+  }
+
+  AddressBook addresses() {
+    return addresses;
+  }
+
+  public Path logFile(String namespace, String pod, String container, boolean previous) {
+    return paths.logs(namespace, pod).resolve(container + (previous ? ".previous.log" : ".log"));
+  }
+
+  void refreshHostsFiles(String namespace) {
+    Map<String, String> serviceNames = sets.list(namespace).stream()
+        .filter(s -> s.getSpec().getServiceName() != null)
+        .collect(Collectors.toMap(s -> s.getMetadata().getName(), s -> s.getSpec().getServiceName()));
+    addresses.writeHostsFiles(namespace, serviceNames);
+  }
+
+  void publish(PodRow pod, String phase, boolean ready, Instant readySince, Instant startedAt, String message,
+      String podIp, String containerStatuses) {
+    if (pods.updateRuntimeStatus(pod.id(), pod.uid(), phase, ready, readySince, startedAt, message, podIp,
+        containerStatuses) > 0) {
+      podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());
+    }
+  }
+
+  void event(PodRow pod, String type, String reason, String message) {
+    events.record(pod.namespace(), "Pod", pod.name(), pod.uid(), type, reason, message);
+  }
+
+  void fail(PodRow pod, String message) {
+    pods.updateStatus(pod.id(), pod.uid(), io.ordinal.model.PodSnapshot.FAILED, false, null, null, message);
+    podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());
+  }
+
+  /** The pod's processes are gone: remove its runtime dir and its row (its volumes stay). */
+  void gone(PodRow pod, Path dir) {
+    supervisors.remove(pod.uid());
+    try (Stream<Path> files = Files.exists(dir) ? Files.walk(dir) : Stream.empty()) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      log.warn("pod {}: could not remove {}", pod.name(), dir, e);
+    }
+    pods.deleteByIdAndUid(pod.id(), pod.uid());
+    podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());
+  }
+}

@@ -1,0 +1,371 @@
+package io.ordinal.driver.local;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.ordinal.model.PodSnapshot;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.PodRow;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one pod on this machine: prepares its address, hosts file and volumes, runs its init
+ * containers to completion in order, then supervises its app containers until the pod is deleted,
+ * when it terminates them gracefully (preStop, SIGTERM, grace period, SIGKILL) and removes the pod.
+ * The pod's processes live in their own sessions, so they outlive the service; a supervisor of the
+ * next service run re-adopts them from the pod's state file.
+ */
+final class PodSupervisor implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(PodSupervisor.class);
+  static final Duration TICK = Duration.ofMillis(50);
+  static final long LOG_CAP_BYTES = 10L * 1024 * 1024;
+  private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+  record Saved(boolean initDone, long podStartedAtMillis, Map<String, ContainerRuntime.Saved> containers) {}
+
+  private final LocalDriver driver;
+  private final PodRow row;
+  private final Pod pod;
+  private final Path dir;
+  private final List<ContainerRuntime> containers = new ArrayList<>();
+  private final CountDownLatch finished = new CountDownLatch(1);
+  private volatile boolean stopRequested;
+  private volatile boolean detached;
+  private String podIp;
+  private List<ContainerProcess.Mount> mounts = List.of();
+  private Map<String, String> mountEnv = Map.of();
+  private boolean initDone;
+  private Instant podStartedAt;
+  private String publishedStatus = "";
+  private Instant readySince;
+
+  PodSupervisor(LocalDriver driver, PodRow row) {
+    this.driver = driver;
+    this.row = row;
+    this.pod = KubeJson.read(row.object(), Pod.class);
+    this.dir = driver.paths().pod(row.namespace(), row.name());
+    for (Container c : pod.getSpec().getContainers()) {
+      containers.add(new ContainerRuntime(c, this));
+    }
+  }
+
+  String name() {
+    return row.namespace() + "/" + row.name();
+  }
+
+  String podIp() {
+    return podIp;
+  }
+
+  void requestStop() {
+    stopRequested = true;
+  }
+
+  /** Service shutdown: stop supervising but leave the processes running, to be re-adopted. */
+  void detach() {
+    detached = true;
+  }
+
+  void awaitFinished(Duration timeout) throws InterruptedException {
+    finished.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void run() {
+    try {
+      prepare();
+      restore();
+      if (!stopRequested && !initDone) {
+        runInitContainers();
+      }
+      while (!stopRequested && !detached) {
+        superviseOnce();
+        Thread.sleep(TICK.toMillis());
+      }
+      if (stopRequested && !detached) {
+        terminate();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      log.error("pod {}: supervisor failed", name(), e);
+      driver.fail(row, e.toString());
+    } finally {
+      finished.countDown();
+    }
+  }
+
+  private void prepare() throws IOException {
+    Files.createDirectories(dir.resolve("logs"));
+    podIp = driver.addresses().addressOf(row.namespace(), row.setName(), row.name());
+    driver.refreshHostsFiles(row.namespace());
+    List<ContainerProcess.Mount> binds = new ArrayList<>();
+    Map<String, String> env = new LinkedHashMap<>();
+    for (Container c : allContainers()) {
+      for (VolumeMount mount : c.getVolumeMounts() == null ? List.<VolumeMount>of() : c.getVolumeMounts()) {
+        Path source = volumeDir(mount.getName());
+        if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
+          source = source.resolve(mount.getSubPath());
+        }
+        Files.createDirectories(source);
+        binds.add(new ContainerProcess.Mount(source, mount.getMountPath()));
+        env.put("ORDINAL_MOUNT_" + mount.getName().toUpperCase().replace('-', '_'), source.toString());
+      }
+    }
+    binds.add(new ContainerProcess.Mount(driver.paths().hosts(row.namespace(), row.name()), "/etc/hosts"));
+    mounts = binds.stream().distinct().toList();
+    mountEnv = env;
+    if (!ContainerProcess.mountNamespacesAvailable() && !env.isEmpty()) {
+      event("Warning", "NoMountNamespace", "not running as root: volumes are not mounted at their mountPath; "
+          + "each mount's directory is exported as ORDINAL_MOUNT_<NAME>");
+    }
+  }
+
+  private Path volumeDir(String volumeName) throws IOException {
+    Volume volume = pod.getSpec().getVolumes() == null ? null : pod.getSpec().getVolumes().stream()
+        .filter(v -> v.getName().equals(volumeName)).findFirst().orElse(null);
+    if (volume != null && volume.getPersistentVolumeClaim() != null) {
+      return driver.paths().volume(row.namespace(), volume.getPersistentVolumeClaim().getClaimName());
+    }
+    if (volume != null && volume.getHostPath() != null) {
+      return Path.of(volume.getHostPath().getPath());
+    }
+    return dir.resolve("volumes").resolve(volumeName); // emptyDir and anything else: per pod
+  }
+
+  private void restore() throws IOException {
+    Path file = dir.resolve("state.json");
+    if (!Files.exists(file)) {
+      return;
+    }
+    Saved saved = KubeJson.JSON.readValue(file.toFile(), new TypeReference<Saved>() {});
+    initDone = saved.initDone();
+    podStartedAt = saved.podStartedAtMillis() > 0 ? Instant.ofEpochMilli(saved.podStartedAtMillis()) : null;
+    for (ContainerRuntime c : containers) {
+      ContainerRuntime.Saved s = saved.containers().get(c.spec.getName());
+      if (s != null) {
+        c.restore(s);
+      }
+    }
+  }
+
+  synchronized void saveState() {
+    Map<String, ContainerRuntime.Saved> saved = new LinkedHashMap<>();
+    containers.forEach(c -> saved.put(c.spec.getName(), c.save()));
+    try {
+      Path tmp = dir.resolve("state.json.tmp");
+      KubeJson.JSON.writeValue(tmp.toFile(), new Saved(initDone, podStartedAt == null ? 0 : podStartedAt.toEpochMilli(), saved));
+      Files.move(tmp, dir.resolve("state.json"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException e) {
+      log.warn("pod {}: cannot save state", name(), e);
+    }
+  }
+
+  /** Init containers run in order; each must exit 0, else it is retried with back-off. */
+  private void runInitContainers() throws Exception {
+    publish(PodSnapshot.PENDING, false, "Init");
+    Duration backoff = ContainerRuntime.INITIAL_BACKOFF;
+    for (Container init : pod.getSpec().getInitContainers() == null ? List.<Container>of() : pod.getSpec().getInitContainers()) {
+      while (!stopRequested && !detached) {
+        ContainerProcess process = launch(init, logFile(init.getName()));
+        while (process.alive() && !stopRequested && !detached) {
+          Thread.sleep(TICK.toMillis());
+        }
+        if (stopRequested || detached) {
+          process.signalGroup("KILL");
+          return;
+        }
+        int code = process.exitCode();
+        if (code == 0) {
+          break;
+        }
+        event("Warning", "BackOff", "init container " + init.getName() + " exited with " + code + ", retrying in " + backoff.toSeconds() + "s");
+        Thread.sleep(backoff.toMillis());
+        backoff = backoff.multipliedBy(2).compareTo(ContainerRuntime.MAX_BACKOFF) > 0 ? ContainerRuntime.MAX_BACKOFF : backoff.multipliedBy(2);
+      }
+    }
+    initDone = true;
+    saveState();
+  }
+
+  private void superviseOnce() throws Exception {
+    Instant now = Instant.now();
+    for (ContainerRuntime c : containers) {
+      c.tick(now);
+    }
+    boolean allStarted = containers.stream().allMatch(ContainerRuntime::running) || podStartedAt != null;
+    if (allStarted && podStartedAt == null) {
+      podStartedAt = now;
+      saveState();
+    }
+    boolean ready = containers.stream().allMatch(ContainerRuntime::ready);
+    if (ready && readySince == null) {
+      readySince = now;
+    } else if (!ready) {
+      readySince = null;
+    }
+    publish(podStartedAt == null ? PodSnapshot.PENDING : PodSnapshot.RUNNING, ready, null);
+    capLogs();
+  }
+
+  /** Writes the pod's status when it changed, and wakes the set's workflow. */
+  private void publish(String phase, boolean ready, String message) {
+    List<ContainerStatus> statuses = containers.stream().map(ContainerRuntime::status).toList();
+    String json = KubeJson.write(statuses);
+    String fingerprint = phase + ready + message + json;
+    if (fingerprint.equals(publishedStatus)) {
+      return;
+    }
+    publishedStatus = fingerprint;
+    driver.publish(row, phase, ready, ready ? readySince : null, podStartedAt, message, podIp, json);
+  }
+
+  private void terminate() throws InterruptedException {
+    long grace = pod.getSpec().getTerminationGracePeriodSeconds() == null ? 30 : pod.getSpec().getTerminationGracePeriodSeconds();
+    Instant deadline = Instant.now().plusSeconds(grace);
+    List<Thread> stoppers = new ArrayList<>();
+    for (ContainerRuntime c : containers) {
+      ContainerProcess process = c.process();
+      if (process == null || !process.alive()) {
+        continue;
+      }
+      stoppers.add(Thread.ofVirtual().start(() -> stopContainer(c.spec, process, deadline)));
+    }
+    for (Thread t : stoppers) {
+      t.join();
+    }
+    driver.gone(row, dir);
+  }
+
+  private void stopContainer(Container spec, ContainerProcess process, Instant deadline) {
+    try {
+      var preStop = spec.getLifecycle() == null ? null : spec.getLifecycle().getPreStop();
+      if (preStop != null && preStop.getExec() != null) {
+        var probe = new io.fabric8.kubernetes.api.model.ProbeBuilder().withExec(preStop.getExec())
+            .withTimeoutSeconds((int) Math.max(1, Duration.between(Instant.now(), deadline).toSeconds())).build();
+        ProbeRunner.run(probe, podIp, List.of(), env(spec), process.pid());
+      }
+      process.signalGroup("TERM");
+      while (process.alive() && Instant.now().isBefore(deadline)) {
+        Thread.sleep(TICK.toMillis());
+      }
+      if (process.alive()) {
+        event("Normal", "Killing", "container " + spec.getName() + " did not stop within the grace period; sending SIGKILL");
+        process.signalGroup("KILL");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  ContainerProcess launch(Container spec, Path logFile) throws IOException {
+    Map<String, String> env = env(spec);
+    List<String> argv = new ArrayList<>();
+    for (String part : spec.getCommand()) {
+      argv.add(EnvExpansion.expand(part, env));
+    }
+    for (String part : spec.getArgs() == null ? List.<String>of() : spec.getArgs()) {
+      argv.add(EnvExpansion.expand(part, env));
+    }
+    Path workingDir = spec.getWorkingDir() == null || spec.getWorkingDir().isEmpty() ? dir : Path.of(spec.getWorkingDir());
+    Files.createDirectories(workingDir);
+    return ContainerProcess.start(argv, env, workingDir, logFile, mounts);
+  }
+
+  /** The container's environment: downward-API values, then its env in order, each $(VAR)-expanded. */
+  Map<String, String> env(Container spec) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("PATH", PATH);
+    env.put("HOME", "/root".equals(System.getProperty("user.home")) ? "/root" : System.getProperty("user.home"));
+    env.put("HOSTNAME", row.name());
+    env.put("POD_NAME", row.name());
+    env.put("POD_NAMESPACE", row.namespace());
+    env.put("POD_IP", Objects.requireNonNullElse(podIp, ""));
+    env.put("POD_ORDINAL", Integer.toString(row.ordinal()));
+    env.putAll(mountEnv);
+    for (EnvVar var : spec.getEnv() == null ? List.<EnvVar>of() : spec.getEnv()) {
+      String value;
+      if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null) {
+        value = fieldRef(var.getValueFrom().getFieldRef().getFieldPath());
+      } else {
+        value = EnvExpansion.expand(Objects.requireNonNullElse(var.getValue(), ""), env);
+      }
+      env.put(var.getName(), value);
+    }
+    return env;
+  }
+
+  private String fieldRef(String path) {
+    Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
+    Map<String, String> annotations = pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
+    return switch (path) {
+      case "metadata.name" -> row.name();
+      case "metadata.namespace" -> row.namespace();
+      case "metadata.uid" -> row.uid();
+      case "status.podIP", "status.podIPs" -> Objects.requireNonNullElse(podIp, "");
+      case "status.hostIP", "status.hostIPs" -> "127.0.0.1";
+      case "spec.nodeName" -> "localhost";
+      default -> {
+        var matcher = java.util.regex.Pattern.compile("metadata\\.(labels|annotations)\\['(.+)'\\]").matcher(path);
+        if (matcher.matches()) {
+          yield Objects.requireNonNullElse((matcher.group(1).equals("labels") ? labels : annotations).get(matcher.group(2)), "");
+        }
+        yield "";
+      }
+    };
+  }
+
+  Path logFile(String container) {
+    return dir.resolve("logs").resolve(container + ".log");
+  }
+
+  Path previousLogFile(String container) {
+    return dir.resolve("logs").resolve(container + ".previous.log");
+  }
+
+  /** Keeps each log under its cap: the older half moves to {@code .log.1}. */
+  private void capLogs() {
+    for (ContainerRuntime c : containers) {
+      Path file = logFile(c.spec.getName());
+      try {
+        if (Files.exists(file) && Files.size(file) > LOG_CAP_BYTES) {
+          Files.copy(file, file.resolveSibling(file.getFileName() + ".1"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+          try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+            channel.truncate(0); // the process appends (O_APPEND), so it goes on at the new end
+          }
+        }
+      } catch (IOException e) {
+        log.debug("pod {}: log cap failed", name(), e);
+      }
+    }
+  }
+
+  void event(String type, String reason, String message) {
+    driver.event(row, type, reason, message);
+  }
+
+  private List<Container> allContainers() {
+    List<Container> all = new ArrayList<>(pod.getSpec().getInitContainers() == null ? List.of() : pod.getSpec().getInitContainers());
+    all.addAll(pod.getSpec().getContainers());
+    return all;
+  }
+
+
+}
