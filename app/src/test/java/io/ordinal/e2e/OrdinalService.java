@@ -121,12 +121,37 @@ final class OrdinalService implements AutoCloseable {
     }
   }
 
+  /** Pods outlive the service by design; a test run kills the local pods its service left behind. */
   @Override
   public void close() {
     try {
       stop();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    killLocalPods();
+  }
+
+  void killLocalPods() {
+    Path pods = dataDir.resolve("local/pods");
+    if (!Files.isDirectory(pods)) {
+      return;
+    }
+    try (var files = Files.walk(pods)) {
+      files.filter(p -> p.getFileName().toString().equals("state.json")).forEach(state -> {
+        try {
+          io.ordinal.store.KubeJson.JSON.readTree(state.toFile()).path("containers").forEach(c -> {
+            long pid = c.path("pid").asLong();
+            if (pid > 0) {
+              ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+          });
+        } catch (IOException e) {
+          // a pod that was being written: nothing to kill
+        }
+      });
+    } catch (IOException e) {
+      // nothing to clean
     }
   }
 

@@ -1,0 +1,195 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.store.KubeJson;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The local driver with real processes: readiness, restarts, probes, storage, network identity, termination. */
+class LocalDriverIT {
+  static final Duration TIMEOUT = Duration.ofSeconds(90);
+  static Api api;
+  static Path dataDir;
+
+  @BeforeAll
+  static void service() throws Exception {
+    api = OrdinalService.shared().api();
+    dataDir = OrdinalService.shared().dataDir;
+  }
+
+  /** The python HTTP server set of src/test/resources/manifests/http-local.yaml, renamed. */
+  static ObjectNode httpSet(String name, int replicas) throws Exception {
+    ObjectNode set = (ObjectNode) KubeJson.YAML.readTree(LocalDriverIT.class.getResourceAsStream("/manifests/http-local.yaml"));
+    ((ObjectNode) set.get("metadata")).put("name", name);
+    ((ObjectNode) set.get("spec")).put("replicas", replicas).put("serviceName", name);
+    ((ObjectNode) set.at("/spec/selector/matchLabels")).put("app", name);
+    ((ObjectNode) set.at("/spec/template/metadata/labels")).put("app", name);
+    return set;
+  }
+
+  /** A one-container local set running {@code command}. */
+  static ObjectNode commandSet(String name, int replicas, String... command) {
+    ObjectNode set = Manifests.web(name, replicas, 0, java.util.Map.of());
+    ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");
+    ObjectNode container = (ObjectNode) set.at("/spec/template/spec/containers/0");
+    ArrayNode argv = container.putArray("command");
+    for (String part : command) {
+      argv.add(part);
+    }
+    container.remove("ports");
+    ((ObjectNode) set.at("/spec/template/spec")).put("terminationGracePeriodSeconds", 2);
+    return set;
+  }
+
+  static String fetch(String url) throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  static JsonNode pod(String ns, String name) {
+    return api.get("/api/v1/namespaces/" + ns + "/pods/" + name).json();
+  }
+
+  @Test
+  void orderedStartIsGatedByHttpReadinessAndPodsShareAContainerPort() throws Exception {
+    String ns = "local-order";
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(httpSet("http", 3))).code());
+    api.awaitConverged(ns, "http", 3, TIMEOUT);
+    ScaleIT.api = api;
+    for (int i = 1; i < 3; i++) {
+      long waited = ScaleIT.created(pod(ns, "http-" + i)) - ScaleIT.readySince(pod(ns, "http-" + (i - 1)));
+      assertTrue(waited >= 0, "http-" + i + " created before http-" + (i - 1) + " was Ready");
+    }
+    List<String> ips = List.of(0, 1, 2).stream().map(i -> pod(ns, "http-" + i).at("/status/podIP").asText()).toList();
+    assertEquals(3, ips.stream().distinct().count(), ips.toString());
+    for (int i = 0; i < 3; i++) {
+      // Each member serves its own PVC (mounted at /data) on port 8080 of its own address.
+      assertEquals("http-" + i, fetch("http://" + ips.get(i) + ":8080/whoami").trim());
+      assertTrue(Files.exists(dataDir.resolve("local/volumes/" + ns + "/data-http-" + i + "/whoami")));
+    }
+    // Stable names resolve inside the pods through their hosts file.
+    String hosts = Files.readString(dataDir.resolve("local/hosts/" + ns + "/http-0"));
+    assertTrue(hosts.contains(ips.get(2) + "\thttp-2 http-2.http http-2.http." + ns + ".svc.cluster.local"), hosts);
+  }
+
+  @Test
+  void pvcDataAndAddressSurvivePodDeletionAndScaleDownUp() throws Exception {
+    String ns = "local-storage";
+    ObjectNode set = httpSet("keep", 2);
+    ((ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2, KubeJson.JSON.getNodeFactory().textNode(
+        "echo $(POD_NAME) > /data/whoami; echo start >> /data/starts; cd /data && exec python3 -m http.server 8080 --bind $(POD_IP)"));
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.awaitConverged(ns, "keep", 2, TIMEOUT);
+    String ip1 = pod(ns, "keep-1").at("/status/podIP").asText();
+    String uid1 = pod(ns, "keep-1").at("/metadata/uid").asText();
+
+    assertEquals(200, api.delete("/api/v1/namespaces/" + ns + "/pods/keep-1").code());
+    api.await("/api/v1/namespaces/" + ns + "/pods/keep-1", TIMEOUT,
+        r -> r.code() == 200 && !r.json().at("/metadata/uid").asText().equals(uid1) && r.json().at("/status/containerStatuses/0/ready").asBoolean());
+    assertEquals(ip1, pod(ns, "keep-1").at("/status/podIP").asText());
+    assertEquals("start\nstart\n", fetch("http://" + ip1 + ":8080/starts"));
+
+    api.patch(Api.SETS.formatted(ns) + "/keep", "application/merge-patch+json", "{\"spec\":{\"replicas\":1}}");
+    api.awaitConverged(ns, "keep", 1, TIMEOUT);
+    api.patch(Api.SETS.formatted(ns) + "/keep", "application/merge-patch+json", "{\"spec\":{\"replicas\":2}}");
+    api.awaitConverged(ns, "keep", 2, TIMEOUT);
+    assertEquals(ip1, pod(ns, "keep-1").at("/status/podIP").asText());
+    assertEquals("start\nstart\nstart\n", fetch("http://" + ip1 + ":8080/starts"));
+  }
+
+  @Test
+  void crashedContainerRestartsWithBackOffAndCountsRestarts() {
+    String ns = "local-crash";
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
+        KubeJson.write(commandSet("crash", 1, "/bin/sh", "-c", "echo run $(POD_NAME); sleep 1; exit 3"))).code());
+    JsonNode backingOff = api.await("/api/v1/namespaces/" + ns + "/pods/crash-0", TIMEOUT,
+        r -> r.code() == 200 && "CrashLoopBackOff".equals(r.json().at("/status/containerStatuses/0/state/waiting/reason").asText()));
+    assertEquals(3, backingOff.at("/status/containerStatuses/0/lastState/terminated/exitCode").asInt());
+    JsonNode restarted = api.await("/api/v1/namespaces/" + ns + "/pods/crash-0", TIMEOUT,
+        r -> r.code() == 200 && r.json().at("/status/containerStatuses/0/restartCount").asInt() >= 1
+            && r.json().at("/status/containerStatuses/0/state/running").isObject());
+    Instant finished = Instant.parse(restarted.at("/status/containerStatuses/0/lastState/terminated/finishedAt").asText());
+    Instant started = Instant.parse(restarted.at("/status/containerStatuses/0/state/running/startedAt").asText());
+    assertTrue(Duration.between(finished, started).toMillis() >= 9_900, "restarted after " + Duration.between(finished, started));
+    Api.Reply previous = api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?previous=true");
+    assertEquals(200, previous.code());
+    assertEquals("run crash-0\n", previous.body());
+    api.delete(Api.SETS.formatted(ns) + "/crash");
+  }
+
+  @Test
+  void failingLivenessProbeRestartsTheContainer() {
+    String ns = "local-liveness";
+    ObjectNode set = commandSet("live", 1, "/bin/sleep", "1000");
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).putObject("livenessProbe")
+        .put("periodSeconds", 1).put("failureThreshold", 2).put("initialDelaySeconds", 1)
+        .putObject("exec").putArray("command").add("/bin/false");
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.await("/api/v1/namespaces/" + ns + "/pods/live-0", TIMEOUT,
+        r -> r.code() == 200 && r.json().at("/status/containerStatuses/0/lastState/terminated").isObject());
+    assertTrue(api.events(ns).stream().anyMatch(e -> e.path("reason").asText().equals("Unhealthy")));
+    api.delete(Api.SETS.formatted(ns) + "/live");
+  }
+
+  @Test
+  void failingReadinessProbeBlocksTheNextOrdinal() {
+    String ns = "local-unready";
+    ObjectNode set = commandSet("never", 2, "/bin/sleep", "1000");
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).putObject("readinessProbe")
+        .put("periodSeconds", 1).putObject("tcpSocket").put("port", 9);
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.await("/api/v1/namespaces/" + ns + "/pods/never-0", TIMEOUT,
+        r -> r.code() == 200 && r.json().at("/status/phase").asText().equals("Running"));
+    Api.sleep(4_000);
+    JsonNode first = pod(ns, "never-0");
+    assertFalse(first.at("/status/containerStatuses/0/ready").asBoolean());
+    assertEquals(404, api.get("/api/v1/namespaces/" + ns + "/pods/never-1").code());
+    api.delete(Api.SETS.formatted(ns) + "/never");
+  }
+
+  @Test
+  void terminationRunsPreStopThenSigtermAndKillsAfterTheGracePeriod() throws Exception {
+    String ns = "local-term";
+    // The container logs SIGTERM but does not exit: it must be killed when the 2 s grace period ends.
+    ObjectNode set = commandSet("term", 1, "/bin/sh", "-c",
+        "trap 'echo TERM >> /data/trace' TERM; while true; do sleep 0.1; done");
+    ObjectNode container = (ObjectNode) set.at("/spec/template/spec/containers/0");
+    container.putArray("volumeMounts").addObject().put("name", "www").put("mountPath", "/data");
+    container.putObject("lifecycle").putObject("preStop").putObject("exec").putArray("command")
+        .add("/bin/sh").add("-c").add("echo preStop >> /data/trace");
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.awaitConverged(ns, "term", 1, TIMEOUT);
+    Instant deleted = Instant.now();
+    assertEquals(200, api.delete("/api/v1/namespaces/" + ns + "/pods/term-0").code());
+    api.await("/api/v1/namespaces/" + ns + "/events", TIMEOUT, r -> r.body().contains("did not stop within the grace period"));
+    assertTrue(Duration.between(deleted, Instant.now()).toMillis() >= 2_000);
+    assertEquals("preStop\nTERM\n", Files.readString(dataDir.resolve("local/volumes/" + ns + "/www-term-0/trace")));
+    api.delete(Api.SETS.formatted(ns) + "/term");
+  }
+
+  @Test
+  void podsAreRejectedWithoutACommand() {
+    ObjectNode set = Manifests.web("nocmd", 1, 0, java.util.Map.of());
+    ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");
+    Api.Reply reply = api.post(Api.SETS.formatted("local-nocmd"), "application/json", KubeJson.write(set));
+    assertEquals(422, reply.code());
+    assertEquals("spec.template.spec.containers[0].command", reply.json().at("/details/causes/0/field").asText());
+    assertNotEquals("", reply.json().at("/details/causes/0/message").asText());
+  }
+}
