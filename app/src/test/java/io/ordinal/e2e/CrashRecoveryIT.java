@@ -71,6 +71,46 @@ class CrashRecoveryIT {
     }
   }
 
+  @Test
+  void localPodsKeepRunningThroughAKillAndAreReadoptedWithNothingDuplicated() throws Exception {
+    try (OrdinalService service = new OrdinalService("readopt")) {
+      service.start();
+      Api api = service.api();
+      String ns = "readopt";
+      var set = LocalDriverIT.commandSet("web", PODS, "/bin/sleep", "100000");
+      assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", io.ordinal.store.KubeJson.write(set)).code());
+      api.awaitConverged(ns, "web", PODS, TIMEOUT);
+      Map<String, String> before = containerIds(api, ns);
+
+      service.kill9();
+      for (String id : before.values()) {
+        long pid = Long.parseLong(id.substring("process://".length()));
+        assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pod process " + pid + " died with the service");
+      }
+      java.time.Instant restart = java.time.Instant.now();
+      service.start();
+      api.awaitConverged(ns, "web", PODS, TIMEOUT);
+      System.out.printf("re-adoption of %d local pods: service healthy and set converged %d ms after restart%n",
+          PODS, java.time.Duration.between(restart, java.time.Instant.now()).toMillis());
+      assertEquals(before, containerIds(api, ns));
+      for (JsonNode pod : api.pods(ns, "app=web")) {
+        assertEquals(0, pod.at("/status/containerStatuses/0/restartCount").asInt());
+      }
+      long processes = ProcessHandle.allProcesses()
+          .filter(p -> p.info().command().orElse("").endsWith("/sleep")
+              && java.util.Arrays.equals(p.info().arguments().orElse(new String[0]), new String[] {"100000"}))
+          .count();
+      assertEquals(PODS, processes, "one process per pod");
+    }
+  }
+
+  static final int PODS = 20;
+
+  static Map<String, String> containerIds(Api api, String ns) {
+    return api.pods(ns, "app=web").stream().collect(Collectors.toMap(
+        p -> p.at("/metadata/name").asText(), p -> p.at("/status/containerStatuses/0/containerID").asText()));
+  }
+
   static boolean alive(Path pidFile) {
     return pid(pidFile).map(ProcessHandle::isAlive).orElse(false);
   }
