@@ -83,6 +83,11 @@ class LocalDriverIT {
       assertEquals("http-" + i, fetch("http://" + ips.get(i) + ":8080/whoami").trim());
       assertTrue(Files.exists(dataDir.resolve("local/volumes/" + ns + "/data-http-" + i + "/whoami")));
     }
+    JsonNode endpoints = api.get("/api/v1/namespaces/" + ns + "/endpoints/http").json();
+    assertEquals(ips, List.of(0, 1, 2).stream().map(i -> endpoints.at("/subsets/0/addresses/" + i + "/ip").asText()).toList());
+    assertEquals("http-1", endpoints.at("/subsets/0/addresses/1/hostname").asText());
+    assertEquals(8080, endpoints.at("/subsets/0/ports/0/port").asInt());
+    assertEquals(404, api.get("/api/v1/namespaces/" + ns + "/endpoints/nothing").code());
     // Stable names resolve inside the pods through their hosts file.
     String hosts = Files.readString(dataDir.resolve("local/hosts/" + ns + "/http-0"));
     assertTrue(hosts.contains(ips.get(2) + "\thttp-2 http-2.http http-2.http." + ns + ".svc.cluster.local"), hosts);
@@ -130,6 +135,8 @@ class LocalDriverIT {
     Api.Reply previous = api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?previous=true");
     assertEquals(200, previous.code());
     assertEquals("run crash-0\n", previous.body());
+    assertEquals("run crash-0\n", api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nginx&tailLines=1").body());
+    assertEquals(400, api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nope").code());
     api.delete(Api.SETS.formatted(ns) + "/crash");
   }
 
@@ -181,6 +188,25 @@ class LocalDriverIT {
     assertTrue(Duration.between(deleted, Instant.now()).toMillis() >= 2_000);
     assertEquals("preStop\nTERM\n", Files.readString(dataDir.resolve("local/volumes/" + ns + "/www-term-0/trace")));
     api.delete(Api.SETS.formatted(ns) + "/term");
+  }
+
+  @Test
+  void followStreamsTheLogAsItIsWritten() throws Exception {
+    String ns = "local-follow";
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(commandSet("tick", 1,
+        "/bin/sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done"))).code());
+    api.awaitConverged(ns, "tick", 1, TIMEOUT);
+    var response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+            "http://127.0.0.1:" + OrdinalService.shared().httpPort + "/api/v1/namespaces/" + ns + "/pods/tick-0/log?follow=true&tailLines=1"))
+        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofLines());
+    assertEquals(200, response.statusCode());
+    try (var lines = response.body()) {
+      List<Integer> ticks = lines.limit(5).map(l -> Integer.parseInt(l.substring("tick ".length()))).toList();
+      for (int i = 1; i < ticks.size(); i++) {
+        assertEquals(ticks.get(i - 1) + 1, ticks.get(i), ticks.toString()); // consecutive: streamed, not re-read
+      }
+    }
+    api.delete(Api.SETS.formatted(ns) + "/tick");
   }
 
   @Test
