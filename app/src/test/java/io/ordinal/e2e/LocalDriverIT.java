@@ -210,6 +210,28 @@ class LocalDriverIT {
   }
 
   @Test
+  void memoryAndCpuLimitsAreEnforcedWithCgroups() throws Exception {
+    String ns = "local-limits";
+    ObjectNode set = commandSet("hog", 1, "/usr/bin/python3", "-c",
+        "import time; time.sleep(0.5); a = bytearray(400 * 1024 * 1024); time.sleep(1000)");
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).putObject("resources").putObject("limits")
+        .put("memory", "64Mi").put("cpu", "500m");
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    JsonNode killed = api.await("/api/v1/namespaces/" + ns + "/pods/hog-0", TIMEOUT,
+        r -> r.code() == 200 && r.json().at("/status/containerStatuses/0/lastState/terminated").isObject());
+    assertEquals("OOMKilled", killed.at("/status/containerStatuses/0/lastState/terminated/reason").asText());
+    assertEquals(137, killed.at("/status/containerStatuses/0/lastState/terminated/exitCode").asInt());
+    Path cpu = Path.of("/sys/fs/cgroup/cpu/ordinal");
+    if (Files.isDirectory(cpu)) { // cgroup v1 (cgroup v2 writes cpu.max instead)
+      try (var groups = Files.list(cpu)) {
+        Path group = groups.filter(p -> p.getFileName().toString().startsWith(ns + "_hog-0_nginx_")).findFirst().orElseThrow();
+        assertEquals("50000", Files.readString(group.resolve("cpu.cfs_quota_us")).trim());
+      }
+    }
+    api.delete(Api.SETS.formatted(ns) + "/hog");
+  }
+
+  @Test
   void podsAreRejectedWithoutACommand() {
     ObjectNode set = Manifests.web("nocmd", 1, 0, java.util.Map.of());
     ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");

@@ -35,7 +35,7 @@ final class ContainerProcess {
 
   /** Starts {@code argv} with exactly {@code env}; stdout and stderr are appended to {@code log}. */
   static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
-      List<Mount> mounts) throws IOException {
+      List<Mount> mounts, List<Path> cgroupProcs) throws IOException {
     List<String> command = new ArrayList<>();
     if (java.nio.file.Files.isExecutable(Path.of(SETSID))) {
       command.add(SETSID);
@@ -43,6 +43,10 @@ final class ContainerProcess {
     if (!mounts.isEmpty() && mountNamespacesAvailable()) {
       // The shell only performs the mounts, then execs the user's argv unchanged ("$@").
       StringBuilder script = new StringBuilder("set -e\n");
+      // Join the container's cgroups before anything else runs, so every descendant is limited.
+      for (Path procs : cgroupProcs) {
+        script.append("echo $$ > ").append(quote(procs.toString())).append('\n');
+      }
       for (Mount mount : mounts) {
         String target = quote(mount.target());
         script.append("if [ -d ").append(quote(mount.source().toString())).append(" ]; then mkdir -p ").append(target)
@@ -62,6 +66,11 @@ final class ContainerProcess {
     builder.environment().clear();
     builder.environment().putAll(env);
     Process process = builder.start();
+    if (!(!mounts.isEmpty() && mountNamespacesAvailable())) {
+      for (Path procs : cgroupProcs) { // no setup shell: move the process right after its start
+        java.nio.file.Files.writeString(procs, Long.toString(process.pid()));
+      }
+    }
     return new ContainerProcess(process.toHandle(), process);
   }
 

@@ -47,6 +47,9 @@ final class ContainerRuntime {
   private String waitingReason = "ContainerCreating";
   private boolean started;
   private boolean ready;
+  private Cgroups.Placement cgroup;
+  private long oomKillsAtStart;
+  private boolean limitsWarned;
   private final ProbeState startup;
   private final ProbeState liveness;
   private final ProbeState readiness;
@@ -101,7 +104,8 @@ final class ContainerRuntime {
     }
     if (!process.alive()) {
       int code = process.exitCode();
-      recordExit(code, code == 0 ? "Completed" : "Error", now);
+      boolean oomKilled = cgroup != null && cgroup.oomKills() > oomKillsAtStart;
+      recordExit(code, oomKilled ? "OOMKilled" : code == 0 ? "Completed" : "Error", now);
       Duration ran = Duration.between(startedAt, now);
       if (ran.compareTo(BACKOFF_RESET) >= 0) {
         backoff = INITIAL_BACKOFF;
@@ -144,7 +148,15 @@ final class ContainerRuntime {
     if (restartCount > 0 && Files.exists(logFile)) {
       Files.move(logFile, pod.previousLogFile(spec.getName()), StandardCopyOption.REPLACE_EXISTING);
     }
-    process = pod.launch(spec, logFile);
+    cgroup = Cgroups.place(pod.cgroupName(spec.getName()), spec.getResources()).orElse(null);
+    boolean limited = Cgroups.memoryBytes(spec.getResources()) != null || Cgroups.cpuQuotaMicros(spec.getResources()) != null;
+    if (limited && cgroup == null && !limitsWarned) {
+      limitsWarned = true;
+      pod.event("Warning", "LimitsNotEnforced", "container " + spec.getName()
+          + ": resources.limits are recorded but not enforced (no writable cgroup hierarchy)");
+    }
+    oomKillsAtStart = cgroup == null ? 0 : cgroup.oomKills();
+    process = pod.launch(spec, logFile, cgroup == null ? List.of() : cgroup.procsFiles());
     startedAt = now;
     started = false;
     ready = false;

@@ -251,7 +251,13 @@ final class PodSupervisor implements Runnable {
     for (Thread t : stoppers) {
       t.join();
     }
+    containers.forEach(c -> Cgroups.remove(cgroupName(c.spec.getName())));
     driver.gone(row, dir);
+  }
+
+  /** Name of a container's cgroup under {@code ordinal/}. */
+  String cgroupName(String container) {
+    return row.namespace() + "_" + row.name() + "_" + container + "_" + row.uid().substring(0, 8);
   }
 
   private void stopContainer(Container spec, ContainerProcess process, Instant deadline) {
@@ -276,6 +282,10 @@ final class PodSupervisor implements Runnable {
   }
 
   ContainerProcess launch(Container spec, Path logFile) throws IOException {
+    return launch(spec, logFile, List.of());
+  }
+
+  ContainerProcess launch(Container spec, Path logFile, List<Path> cgroupProcs) throws IOException {
     Map<String, String> env = env(spec);
     List<String> argv = new ArrayList<>();
     for (String part : spec.getCommand()) {
@@ -286,7 +296,7 @@ final class PodSupervisor implements Runnable {
     }
     Path workingDir = spec.getWorkingDir() == null || spec.getWorkingDir().isEmpty() ? dir : Path.of(spec.getWorkingDir());
     Files.createDirectories(workingDir);
-    return ContainerProcess.start(argv, env, workingDir, logFile, mounts);
+    return ContainerProcess.start(argv, env, workingDir, logFile, mounts, cgroupProcs);
   }
 
   /** The container's environment: downward-API values, then its env in order, each $(VAR)-expanded. */
