@@ -232,6 +232,34 @@ class LocalDriverIT {
   }
 
   @Test
+  void initContainersRunInOrderBeforeTheAppAndAStartupProbeGatesReadiness() throws Exception {
+    String ns = "local-init";
+    ObjectNode set = commandSet("init", 1, "/bin/sh", "-c",
+        "cat /work/steps > /work/seen-by-app; sleep 1; touch /work/started; exec sleep 1000");
+    ObjectNode spec = (ObjectNode) set.at("/spec/template/spec");
+    ObjectNode app = (ObjectNode) spec.at("/containers/0");
+    app.putArray("volumeMounts").addObject().put("name", "www").put("mountPath", "/work");
+    app.putObject("startupProbe").put("periodSeconds", 1).put("failureThreshold", 30)
+        .putObject("exec").putArray("command").add("/usr/bin/test").add("-f").add("/work/started");
+    ArrayNode inits = spec.putArray("initContainers");
+    for (String step : List.of("first", "second")) {
+      ObjectNode init = inits.addObject().put("name", step).put("image", "busybox");
+      init.putArray("command").add("/bin/sh").add("-c").add("sleep 0.3; echo " + step + " >> /work/steps");
+      init.putArray("volumeMounts").addObject().put("name", "www").put("mountPath", "/work");
+    }
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    JsonNode ready = api.awaitConverged(ns, "init", 1, TIMEOUT);
+    assertEquals(1, ready.at("/status/readyReplicas").asInt());
+    Path volume = dataDir.resolve("local/volumes/" + ns + "/www-init-0");
+    assertEquals("first\nsecond\n", Files.readString(volume.resolve("seen-by-app")));
+    JsonNode pod = pod(ns, "init-0");
+    long readyAfter = ScaleIT.readySince(pod)
+        - Instant.parse(pod.at("/status/containerStatuses/0/state/running/startedAt").asText()).toEpochMilli();
+    assertTrue(readyAfter >= 1_000, "Ready " + readyAfter + " ms after start, before the startup probe could pass");
+    api.delete(Api.SETS.formatted(ns) + "/init");
+  }
+
+  @Test
   void podsAreRejectedWithoutACommand() {
     ObjectNode set = Manifests.web("nocmd", 1, 0, java.util.Map.of());
     ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");

@@ -121,7 +121,7 @@ public final class StatefulSetValidation {
     }
   }
 
-  /** The local driver runs each container's command; it never pulls or runs an image. */
+  /** The local driver runs each container's command (it never pulls an image) and mounts over real paths. */
   private void validateLocalCommands(StatefulSetSpec spec) {
     if (spec.getTemplate() == null || spec.getTemplate().getSpec() == null) {
       return;
@@ -131,9 +131,18 @@ public final class StatefulSetValidation {
     List<List<Container>> lists = List.of(nullSafe(pod.getInitContainers()), nullSafe(pod.getContainers()));
     for (int l = 0; l < 2; l++) {
       for (int i = 0; i < lists.get(l).size(); i++) {
-        if (nullSafe(lists.get(l).get(i).getCommand()).isEmpty()) {
+        Container c = lists.get(l).get(i);
+        if (nullSafe(c.getCommand()).isEmpty()) {
           errors.add(FieldError.required(bases[l] + "[" + i + "].command",
               "the local driver runs the container's command and never pulls its image"));
+        }
+        List<VolumeMount> mounts = nullSafe(c.getVolumeMounts());
+        for (int m = 0; m < mounts.size(); m++) {
+          String path = mounts.get(m).getMountPath();
+          if (path != null && (!path.startsWith("/") || path.replaceAll("/+", "/").equals("/"))) {
+            errors.add(FieldError.invalid(bases[l] + "[" + i + "].volumeMounts[" + m + "].mountPath", path,
+                "the local driver mounts volumes over this machine's paths: must be absolute and not /"));
+          }
         }
       }
     }

@@ -116,6 +116,12 @@ class StatefulSetValidationTest {
       s.getMetadata().setAnnotations(java.util.Map.of(Labels.DRIVER_ANNOTATION, "local"));
       s.getSpec().getTemplate().getSpec().getContainers().get(0).setCommand(List.of("/bin/sleep", "infinity"));
     }));
+    List<FieldError> root = errorsOf(s -> {
+      s.getMetadata().setAnnotations(java.util.Map.of(Labels.DRIVER_ANNOTATION, "local"));
+      s.getSpec().getTemplate().getSpec().getContainers().get(0).setCommand(List.of("/bin/true"));
+      s.getSpec().getTemplate().getSpec().getContainers().get(0).getVolumeMounts().get(0).setMountPath("/");
+    });
+    assertEquals(List.of("spec.template.spec.containers[0].volumeMounts[0].mountPath"), root.stream().map(FieldError::field).toList());
   }
 
   @Test

@@ -17,6 +17,8 @@ final class ContainerProcess {
   private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
   private static final String SETSID = "/usr/bin/setsid";
   private static final String UNSHARE = "/usr/bin/unshare";
+  /** Where a container's mount namespace stages its volume sources; created once on the host. */
+  private static final String STAGING = "/.ordinal-staging";
 
   /** A bind mount inside the container's mount namespace. */
   record Mount(Path source, String target) {}
@@ -41,17 +43,29 @@ final class ContainerProcess {
       command.add(SETSID);
     }
     if (!mounts.isEmpty() && mountNamespacesAvailable()) {
+      java.nio.file.Files.createDirectories(Path.of(STAGING));
       // The shell only performs the mounts, then execs the user's argv unchanged ("$@").
       StringBuilder script = new StringBuilder("set -e\n");
       // Join the container's cgroups before anything else runs, so every descendant is limited.
       for (Path procs : cgroupProcs) {
         script.append("echo $$ > ").append(quote(procs.toString())).append('\n');
       }
-      for (Mount mount : mounts) {
-        String target = quote(mount.target());
-        script.append("if [ -d ").append(quote(mount.source().toString())).append(" ]; then mkdir -p ").append(target)
+      // Sources are first bound into a private staging tmpfs, so that no target (say /work) can
+      // shadow a source that lives below it (say /work/var/...) before that source is mounted.
+      script.append("mount -t tmpfs ordinal ").append(STAGING).append('\n');
+      for (int i = 0; i < mounts.size(); i++) {
+        String source = quote(mounts.get(i).source().toString());
+        String staged = STAGING + "/" + i;
+        script.append("if [ -d ").append(source).append(" ]; then mkdir ").append(staged)
+            .append("; else touch ").append(staged).append("; fi\n");
+        script.append("mount --bind ").append(source).append(' ').append(staged).append('\n');
+      }
+      for (int i = 0; i < mounts.size(); i++) {
+        String target = quote(mounts.get(i).target());
+        String staged = STAGING + "/" + i;
+        script.append("if [ -d ").append(staged).append(" ]; then mkdir -p ").append(target)
             .append("; else [ -e ").append(target).append(" ] || touch ").append(target).append("; fi\n");
-        script.append("mount --bind ").append(quote(mount.source().toString())).append(' ').append(target).append('\n');
+        script.append("mount --bind ").append(staged).append(' ').append(target).append('\n');
       }
       script.append("exec \"$@\"\n");
       command.addAll(List.of(UNSHARE, "--mount", "--propagation", "private", "--", "/bin/sh", "-c",

@@ -1,0 +1,96 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * deploy/examples/redis.yaml end to end on the local driver: a real primary and two replicas.
+ * Data written to the primary reaches the replicas; a deleted member comes back with the same
+ * name, address and data, and rejoins.
+ */
+class RedisExampleIT {
+  static final Duration TIMEOUT = Duration.ofSeconds(90);
+  static final String NS = "redis-example";
+  static Api api;
+
+  @BeforeAll
+  static void service() throws Exception {
+    api = OrdinalService.shared().api();
+  }
+
+  @Test
+  void membersKeepIdentityAndDataThroughDeletionAndRejoin() throws Exception {
+    String manifest = Files.readString(Path.of("..", "deploy", "examples", "redis.yaml"));
+    Api.Reply created = api.post(Api.SETS.formatted(NS), "application/yaml", manifest);
+    assertEquals(201, created.code(), created.body());
+    api.awaitConverged(NS, "redis", 3, TIMEOUT);
+
+    assertEquals("OK", redis(0, "set", "greeting", "hello"));
+    awaitValue(1, "greeting", "hello");
+    awaitValue(2, "greeting", "hello");
+
+    // A replica goes away and comes back as itself, with its data, and follows the primary again.
+    String replicaIp = ip(1);
+    assertEquals(200, api.delete("/api/v1/namespaces/" + NS + "/pods/redis-1").code());
+    awaitRecreated("redis-1");
+    assertEquals(replicaIp, ip(1));
+    awaitValue(1, "greeting", "hello");
+    Instant deadline = Instant.now().plus(TIMEOUT);
+    while (!redis(1, "info", "replication").contains("master_link_status:up") && Instant.now().isBefore(deadline)) {
+      Thread.sleep(200);
+    }
+    assertTrue(redis(1, "info", "replication").contains("master_link_status:up"), "redis-1 did not rejoin its primary");
+
+    // The primary goes away: its append-only file on its PVC brings the data back, replicas rejoin.
+    assertEquals("OK", redis(0, "set", "after", "replica-restart"));
+    assertEquals(200, api.delete("/api/v1/namespaces/" + NS + "/pods/redis-0").code());
+    awaitRecreated("redis-0");
+    awaitValue(0, "after", "replica-restart");
+    assertEquals("OK", redis(0, "set", "after-primary-restart", "yes"));
+    awaitValue(2, "after-primary-restart", "yes");
+    api.delete(Api.SETS.formatted(NS) + "/redis");
+  }
+
+  static String ip(int ordinal) {
+    return api.get("/api/v1/namespaces/" + NS + "/pods/redis-" + ordinal).json().at("/status/podIP").asText();
+  }
+
+  static void awaitRecreated(String pod) {
+    api.await("/api/v1/namespaces/" + NS + "/pods/" + pod, TIMEOUT, r -> r.code() == 200
+        && r.json().at("/metadata/deletionTimestamp").isMissingNode()
+        && r.json().at("/status/containerStatuses/0/ready").asBoolean());
+  }
+
+  static void awaitValue(int ordinal, String key, String expected) throws Exception {
+    Instant deadline = Instant.now().plus(TIMEOUT);
+    String last = null;
+    while (Instant.now().isBefore(deadline)) {
+      last = redis(ordinal, "get", key);
+      if (expected.equals(last)) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("redis-" + ordinal + " " + key + " = " + last + ", expected " + expected);
+  }
+
+  /** Runs redis-cli against a member's stable address. */
+  static String redis(int ordinal, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of("redis-cli", "-h", ip(ordinal), "-p", "6379"));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(process.getInputStream().readAllBytes()).trim();
+    process.waitFor();
+    return out;
+  }
+}
