@@ -15,7 +15,7 @@ public class DriverRegistry {
   private final Map<String, PodDriver> drivers;
   private final String defaultDriver;
 
-  public DriverRegistry(List<PodDriver> drivers, @Value("${ordinal.driver:sim}") String defaultDriver) {
+  public DriverRegistry(List<PodDriver> drivers, @Value("${ordinal.driver:local}") String defaultDriver) {
     this.drivers = drivers.stream().collect(Collectors.toMap(PodDriver::name, Function.identity()));
     if (!this.drivers.containsKey(defaultDriver)) {
       throw new IllegalStateException("ordinal.driver=" + defaultDriver + " is not one of " + this.drivers.keySet());
