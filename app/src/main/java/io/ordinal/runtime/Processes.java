@@ -34,7 +34,11 @@ final class Processes {
       process.onExit().get(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       process.destroyForcibly();
-      process.onExit().join();
+      try {
+        process.onExit().get(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      } catch (Exception stillThere) {
+        // killed but not yet reaped by its parent: nothing more we can do
+      }
     }
   }
 

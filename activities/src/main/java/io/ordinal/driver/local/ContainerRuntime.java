@@ -166,10 +166,9 @@ final class ContainerRuntime {
     pod.saveState();
   }
 
+  /** The container exited (or was found dead): under restartPolicy Always it will be restarted. */
   private void recordExit(int code, String reason, Instant when) {
-    if (process != null || startedAt != null) {
-      restartCount++;
-    }
+    restartCount++;
     lastExitCode = code;
     lastReason = reason;
     lastStartedAt = startedAt;
