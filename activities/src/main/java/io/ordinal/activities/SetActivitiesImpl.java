@@ -10,6 +10,7 @@ import java.sql.Connection;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.driver.local.AddressBook;
 import io.ordinal.model.Labels;
+import io.ordinal.model.MaxUnavailable;
 import io.ordinal.model.PodFactory;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
@@ -74,12 +75,14 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
         rolling, previous.getCurrentRevision(), update.name(), update.collisionCount(), observed,
         Instant.now().toEpochMilli());
     sets.writeStatus(key.namespace(), key.name(), status);
-    int partition = rolling && spec.getUpdateStrategy().getRollingUpdate() != null
-        ? spec.getUpdateStrategy().getRollingUpdate().getPartition() : 0;
+    var rollingUpdate = rolling ? spec.getUpdateStrategy().getRollingUpdate() : null;
+    int partition = rollingUpdate != null ? rollingUpdate.getPartition() : 0;
+    int maxUnavailable = MaxUnavailable.resolve(rollingUpdate == null ? null : rollingUpdate.getMaxUnavailable(),
+        spec.getReplicas());
     return new SetSnapshot(key, true, set.getMetadata().getDeletionTimestamp() != null,
         set.getMetadata().getGeneration(), spec.getReplicas(),
         StatefulSetDefaults.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
-        rolling, partition, status.getCurrentRevision(), update.name(), observed);
+        rolling, partition, maxUnavailable, status.getCurrentRevision(), update.name(), observed);
   }
 
   @Override

@@ -16,11 +16,12 @@ public record SetSnapshot(
     int minReadySeconds,
     boolean rollingUpdate,
     int partition,
+    int maxUnavailable,
     String currentRevision,
     String updateRevision,
     List<PodSnapshot> pods) {
 
   public static SetSnapshot absent(SetKey key) {
-    return new SetSnapshot(key, false, false, 0, 0, false, 0, true, 0, null, null, List.of());
+    return new SetSnapshot(key, false, false, 0, 0, false, 0, true, 0, 1, null, null, List.of());
   }
 }

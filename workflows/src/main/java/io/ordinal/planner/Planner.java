@@ -69,6 +69,16 @@ public final class Planner {
         }
         continue;
       }
+      if (!pod.healthy() && set.rollingUpdate() && !pod.revision().equals(revisionFor(set, ordinal))) {
+        // Forced rollback (seed 000's known issue, fixed here): an unhealthy pod from a revision that
+        // is no longer the target is replaced instead of waited on, so a bad template that was
+        // reverted never leaves the set stuck.
+        actions.add(new Action.DeletePod(ordinal, name, "not ready and not on the target revision"));
+        if (monotonic) {
+          return new Plan(actions, false, 0, "pod " + name + " to be replaced at revision " + revisionFor(set, ordinal));
+        }
+        continue;
+      }
       if (!pod.runningAndReady()) {
         if (monotonic) {
           return new Plan(actions, false, 0, "pod " + name + " to be Running and Ready");
@@ -111,8 +121,51 @@ public final class Planner {
       }
     }
 
+    if (set.rollingUpdate() && actions.isEmpty()) {
+      Plan rolling = planRollingUpdate(set, byOrdinal, nowMillis);
+      if (rolling != null) {
+        return rolling;
+      }
+    }
+
     boolean converged = actions.isEmpty() && waitingFor.isEmpty() && wakeAt == 0;
     return new Plan(actions, converged, wakeAt, waitingFor);
+  }
+
+  /**
+   * RollingUpdate once scaling is done (seed 002, seed 004): pods in [partition, replicas) that are not
+   * on the update revision are deleted (and recreated at it by the scale pass) from the highest
+   * ordinal down, as many at a time as maxUnavailable allows, counting every unavailable pod in
+   * [0, replicas). Returns null when nothing is left to update.
+   */
+  private static Plan planRollingUpdate(SetSnapshot set, Map<Integer, PodSnapshot> byOrdinal, long nowMillis) {
+    List<PodSnapshot> outdated = new ArrayList<>();
+    for (int ordinal = set.replicas() - 1; ordinal >= Math.max(0, set.partition()); ordinal--) {
+      PodSnapshot pod = byOrdinal.get(ordinal);
+      if (pod != null && !pod.terminating() && !pod.revision().equals(set.updateRevision())) {
+        outdated.add(pod);
+      }
+    }
+    if (outdated.isEmpty()) {
+      return null;
+    }
+    int unavailable = 0;
+    for (int ordinal = 0; ordinal < set.replicas(); ordinal++) {
+      PodSnapshot pod = byOrdinal.get(ordinal);
+      if (pod == null || pod.terminating() || !pod.available(set.minReadySeconds(), nowMillis)) {
+        unavailable++;
+      }
+    }
+    int budget = set.maxUnavailable() - unavailable;
+    if (budget <= 0) {
+      return new Plan(List.of(), false, 0, unavailable + " unavailable pods (maxUnavailable " + set.maxUnavailable()
+          + ") before updating " + outdated.getFirst().name());
+    }
+    List<Action> deletions = new ArrayList<>();
+    for (PodSnapshot pod : outdated.subList(0, Math.min(budget, outdated.size()))) {
+      deletions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "update to revision " + set.updateRevision()));
+    }
+    return new Plan(deletions, false, 0, "updated pods to become available");
   }
 
   /** Set deletion: pods go highest ordinal first, one at a time; the PVCs stay. */

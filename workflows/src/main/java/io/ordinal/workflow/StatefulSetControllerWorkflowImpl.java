@@ -48,7 +48,9 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
         // A new generation means the user asked for something (a scale); the same generation
         // means pods drifted from it (a repair).
         String operation = set.deleting() ? Operations.DELETE
-            : set.generation() > handledGeneration ? Operations.SCALE : Operations.REPAIR;
+            : set.generation() <= handledGeneration ? Operations.REPAIR
+            : !java.util.Objects.equals(set.updateRevision(), set.currentRevision()) ? Operations.ROLLOUT
+            : Operations.SCALE;
         runOperation(key, operation, sequence++, set.updateRevision());
       }
       handledGeneration = Math.max(handledGeneration, set.generation());

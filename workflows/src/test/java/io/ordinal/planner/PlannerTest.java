@@ -84,10 +84,54 @@ class PlannerTest {
 
   @org.junit.jupiter.api.Test
   void partitionKeepsLowerOrdinalsOnTheCurrentRevision() {
-    SetSnapshot set = new SetSnapshot(KEY, true, false, 2, 3, true, 0, true, 2, "rev-a", "rev-b", List.of());
+    SetSnapshot set = new SetSnapshot(KEY, true, false, 2, 3, true, 0, true, 2, 1, "rev-a", "rev-b", List.of());
     Plan plan = Planner.plan(set, NOW);
     assertEquals(List.of(new Action.CreatePod(0, "rev-a"), new Action.CreatePod(1, "rev-a"),
         new Action.CreatePod(2, "rev-b")), plan.actions());
+  }
+
+  static SetSnapshot rolling(int replicas, boolean parallel, int partition, int maxUnavailable, String pods) {
+    // Pods written with a trailing revision letter: 0Ra is web-0 Running+Ready at revision "a".
+    List<PodSnapshot> parsed = new ArrayList<>();
+    for (String token : pods.trim().split("\\s+")) {
+      if (token.isEmpty()) {
+        continue;
+      }
+      String revision = token.substring(token.length() - 1);
+      PodSnapshot p = pods(token.substring(0, token.length() - 1)).getFirst();
+      parsed.add(new PodSnapshot(p.ordinal(), p.name(), revision, p.phase(), p.ready(), p.readySinceMillis(), p.terminating()));
+    }
+    return new SetSnapshot(KEY, true, false, 2, replicas, parallel, 0, true, partition, maxUnavailable, "a", "b", parsed);
+  }
+
+  static Stream<Arguments> rollingUpdates() {
+    return Stream.of(
+        Arguments.of("updates the highest outdated ordinal first", 3, false, 0, 1, "0Ra 1Ra 2Ra", "-2"),
+        Arguments.of("recreates a deleted pod at the update revision before going on", 3, false, 0, 1, "0Ra 1Ra", "+2"),
+        Arguments.of("waits for the updated pod to be ready", 3, false, 0, 1, "0Ra 1Ra 2Nb", ""),
+        Arguments.of("goes on once it is", 3, false, 0, 1, "0Ra 1Ra 2Rb", "-1"),
+        Arguments.of("is converged when every pod is updated", 3, false, 0, 1, "0Rb 1Rb 2Rb", "✓"),
+        Arguments.of("partition keeps lower ordinals on the current revision", 3, false, 2, 1, "0Ra 1Ra 2Rb", "✓"),
+        Arguments.of("a partition above replicas updates nothing", 3, false, 5, 1, "0Ra 1Ra 2Ra", "✓"),
+        Arguments.of("maxUnavailable 2 deletes two at a time", 5, false, 0, 2, "0Ra 1Ra 2Ra 3Ra 4Ra", "-4 -3"),
+        Arguments.of("maxUnavailable counts pods already unavailable", 5, true, 0, 2, "0Ra 1Rb 2Nb 3Rb 4Rb", "-0"),
+        Arguments.of("no budget left: wait", 5, true, 0, 2, "0Ra 1Ra 2Nb 3Nb 4Rb", ""),
+        Arguments.of("an unavailable outdated pod is replaced at once: it costs no availability", 5, true, 0, 2, "0Ra 1Na 2Ra 3Ra 4Ra", "-1"),
+        Arguments.of("an unhealthy pod of an old revision is replaced, not waited on", 3, true, 0, 1, "0Rb 1Nb 2Na", "-2"),
+        Arguments.of("a broken pod of a reverted revision is replaced (forced rollback)", 3, false, 0, 1, "0Rb 1Rb 2Na", "-2"));
+  }
+
+  @ParameterizedTest(name = "RollingUpdate: {0}")
+  @MethodSource("rollingUpdates")
+  void rollingUpdate(String name, int replicas, boolean parallel, int partition, int maxUnavailable, String pods, String expected) {
+    assertEquals(expected, render(Planner.plan(rolling(replicas, parallel, partition, maxUnavailable, pods), NOW)));
+  }
+
+  @org.junit.jupiter.api.Test
+  void onDeleteReplacesNothing() {
+    SetSnapshot set = rolling(2, false, 0, 1, "0Ra 1Ra");
+    SetSnapshot onDelete = new SetSnapshot(set.key(), true, false, 2, 2, false, 0, false, 0, 1, "a", "b", set.pods());
+    assertEquals("✓", render(Planner.plan(onDelete, NOW)));
   }
 
   @org.junit.jupiter.api.Test
@@ -96,11 +140,11 @@ class PlannerTest {
   }
 
   static SetSnapshot set(int replicas, boolean parallel, int minReadySeconds, String pods) {
-    return new SetSnapshot(KEY, true, false, 1, replicas, parallel, minReadySeconds, true, 0, "rev", "rev", pods(pods));
+    return new SetSnapshot(KEY, true, false, 1, replicas, parallel, minReadySeconds, true, 0, 1, "rev", "rev", pods(pods));
   }
 
   static SetSnapshot deleting(String pods) {
-    return new SetSnapshot(KEY, true, true, 1, 3, false, 0, true, 0, "rev", "rev", pods(pods));
+    return new SetSnapshot(KEY, true, true, 1, 3, false, 0, true, 0, 1, "rev", "rev", pods(pods));
   }
 
   static List<PodSnapshot> pods(String spec) {

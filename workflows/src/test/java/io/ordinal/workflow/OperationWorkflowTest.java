@@ -117,7 +117,7 @@ class OperationWorkflowTest {
 
     @Override
     public synchronized SetSnapshot refresh(SetKey key) {
-      return new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, "rev", "rev",
+      return new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1, "rev", "rev",
           List.copyOf(pods.values()));
     }
 

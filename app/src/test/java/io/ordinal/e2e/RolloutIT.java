@@ -1,0 +1,72 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** RollingUpdate end to end on the sim driver (the start of #4). */
+class RolloutIT {
+  static final Duration TIMEOUT = Duration.ofSeconds(90);
+  static Api api;
+
+  @BeforeAll
+  static void service() throws Exception {
+    api = OrdinalService.shared().api();
+  }
+
+  @Test
+  void imageChangeUpdatesWeb2ThenWeb1ThenWeb0() {
+    String ns = "rollout-image";
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
+        Manifests.json(Manifests.web("web", 3, 0, Map.of("SIM_TERMINATION_DELAY_MS", "100")))).code());
+    String before = api.awaitConverged(ns, "web", 3, TIMEOUT).at("/status/currentRevision").asText();
+    assertEquals(200, api.patch(Api.SETS.formatted(ns) + "/web", "application/json-patch+json",
+        "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]").code());
+    JsonNode done = awaitRolledOut(ns, 3, before);
+    String after = done.at("/status/updateRevision").asText();
+    assertEquals(after, done.at("/status/currentRevision").asText());
+    assertEquals(List.of("-web-2", "+web-2", "-web-1", "+web-1", "-web-0", "+web-0"), podOperations(ns).subList(3, 9));
+    for (JsonNode pod : api.pods(ns, "app=web")) {
+      assertEquals(after, pod.at("/metadata/labels/controller-revision-hash").asText());
+    }
+  }
+
+  @Test
+  void maxUnavailableTwoUpdatesFivePodsInBatches() {
+    String ns = "rollout-batches";
+    ObjectNode set = Manifests.web("web", 5, 0, Map.of("SIM_TERMINATION_DELAY_MS", "100", "SIM_READY_DELAY_MS", "100"));
+    ((ObjectNode) set.at("/spec")).putObject("updateStrategy").put("type", "RollingUpdate")
+        .putObject("rollingUpdate").put("maxUnavailable", 2);
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", Manifests.json(set)).code());
+    String before = api.awaitConverged(ns, "web", 5, TIMEOUT).at("/status/currentRevision").asText();
+    assertEquals(200, api.patch(Api.SETS.formatted(ns) + "/web", "application/merge-patch+json",
+        "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"rollout\":\"2\"}}}}}").code());
+    awaitRolledOut(ns, 5, before);
+    assertEquals(List.of("-web-4", "-web-3", "+web-3", "+web-4", "-web-2", "-web-1", "+web-1", "+web-2", "-web-0", "+web-0"),
+        podOperations(ns).subList(5, 15));
+  }
+
+  static JsonNode awaitRolledOut(String ns, int replicas, String previousRevision) {
+    return api.await(Api.SETS.formatted(ns) + "/web/status", TIMEOUT, r -> {
+      JsonNode s = r.json().path("status");
+      return !s.path("currentRevision").asText().equals(previousRevision)
+          && s.path("updatedReplicas").asInt() == replicas && s.path("availableReplicas").asInt() == replicas
+          && s.path("currentRevision").asText().equals(s.path("updateRevision").asText());
+    });
+  }
+
+  /** Pod creations (+) and deletions (-) in event order. */
+  static List<String> podOperations(String ns) {
+    return api.events(ns).stream()
+        .map(e -> e.path("message").asText())
+        .filter(m -> m.startsWith("create Pod") || m.startsWith("delete Pod"))
+        .map(m -> (m.startsWith("create") ? "+" : "-") + m.split(" ")[2])
+        .toList();
+  }
+}
