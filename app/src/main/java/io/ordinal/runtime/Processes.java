@@ -50,12 +50,4 @@ final class Processes {
       return false;
     }
   }
-
-  static int freePort() {
-    try (var socket = new java.net.ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
 }
