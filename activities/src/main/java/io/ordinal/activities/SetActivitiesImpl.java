@@ -28,7 +28,9 @@ import io.ordinal.store.StatefulSetStore;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -74,6 +76,10 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
     StatefulSetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
         rolling, previous.getCurrentRevision(), update.name(), update.collisionCount(), observed,
         Instant.now().toEpochMilli());
+    // History is pruned before the status is published, so an observed generation implies its pruning.
+    Set<String> live = new HashSet<>(List.of(status.getCurrentRevision(), update.name()));
+    observed.forEach(pod -> live.add(pod.revision()));
+    revisions.prune(key.namespace(), key.name(), spec.getRevisionHistoryLimit(), live);
     sets.writeStatus(key.namespace(), key.name(), status);
     var rollingUpdate = rolling ? spec.getUpdateStrategy().getRollingUpdate() : null;
     int partition = rollingUpdate != null ? rollingUpdate.getPartition() : 0;

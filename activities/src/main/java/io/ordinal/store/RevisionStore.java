@@ -4,6 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
+import java.util.Map;
+import java.util.Set;
 import io.micronaut.transaction.annotation.Transactional;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
@@ -58,6 +62,49 @@ public class RevisionStore {
       }
       collisionCount++;
     }
+  }
+
+  /**
+   * Upstream's truncateHistory: deletes the oldest revisions beyond {@code limit}, never one in
+   * {@code live} (the current and update revisions and every revision a pod still runs).
+   */
+  public void prune(String namespace, String setName, int limit, Set<String> live) {
+    List<ControllerRevisionRow> history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
+    List<ControllerRevisionRow> prunable = history.stream().filter(r -> !live.contains(r.name())).toList();
+    for (int i = 0; i < prunable.size() - Math.max(0, limit); i++) {
+      revisions.deleteById(prunable.get(i).id());
+    }
+  }
+
+  public List<ControllerRevision> list(String namespace) {
+    return revisions.findByNamespaceOrderByName(namespace).stream().map(this::toObject).toList();
+  }
+
+  public Optional<ControllerRevision> get(String namespace, String name) {
+    return revisions.findById(namespace + "/" + name).map(this::toObject);
+  }
+
+  /** The API object: upstream stores the template as a replace patch of spec.template. */
+  private ControllerRevision toObject(ControllerRevisionRow row) {
+    PodTemplateSpec template = KubeJson.read(row.template(), PodTemplateSpec.class);
+    Map<String, String> labels = new java.util.LinkedHashMap<>(
+        template.getMetadata() == null || template.getMetadata().getLabels() == null ? Map.of() : template.getMetadata().getLabels());
+    labels.put(io.ordinal.model.Labels.REVISION_HASH, row.name());
+    Map<String, Object> templatePatch = new java.util.LinkedHashMap<>(CANONICAL.convertValue(template, Map.class));
+    templatePatch.put("$patch", "replace");
+    String setUid = sets.findById(row.namespace() + "/" + row.setName()).map(StatefulSetRow::uid).orElse(null);
+    return new ControllerRevisionBuilder()
+        .withApiVersion("apps/v1").withKind("ControllerRevision")
+        .withNewMetadata()
+          .withName(row.name()).withNamespace(row.namespace()).withUid(row.uid()).withLabels(labels)
+          .withResourceVersion(Long.toString(row.resourceVersion()))
+          .withCreationTimestamp(KubeJson.timestamp(row.createdAt()))
+          .addNewOwnerReference().withApiVersion("apps/v1").withKind("StatefulSet").withName(row.setName())
+            .withUid(setUid).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
+        .endMetadata()
+        .withRevision(row.revision())
+        .withData(Map.of("spec", Map.of("template", templatePatch)))
+        .build();
   }
 
   public Optional<PodTemplateSpec> template(String namespace, String revisionName) {

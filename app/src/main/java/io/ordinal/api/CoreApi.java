@@ -218,7 +218,7 @@ public class CoreApi {
   }
 
   /** The objects whose labels match the {@code labelSelector} query parameter (all when it is absent). */
-  private static <T extends HasMetadata> List<T> selected(List<T> objects, String labelSelector) {
+  static <T extends HasMetadata> List<T> selected(List<T> objects, String labelSelector) {
     if (labelSelector == null || labelSelector.isBlank()) {
       return objects;
     }

@@ -1,5 +1,8 @@
 package io.ordinal.api;
 
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevisionList;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevisionListBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetList;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetListBuilder;
@@ -17,6 +20,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Put;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.ordinal.store.RevisionStore;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -33,9 +37,11 @@ public class StatefulSetApi {
   private static final String SET = SETS + "/{name}";
 
   private final StatefulSetService service;
+  private final RevisionStore revisions;
 
-  public StatefulSetApi(StatefulSetService service) {
+  public StatefulSetApi(StatefulSetService service, RevisionStore revisions) {
     this.service = service;
+    this.revisions = revisions;
   }
 
   @Get(value = SETS, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -123,6 +129,24 @@ public class StatefulSetApi {
   public HttpResponse<String> patchScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     return KubeCodec.ok(request, service.patchScale(namespace, name,
         current -> Patches.apply(request, body, current, Scale.class)));
+  }
+
+  @Get(value = "/namespaces/{namespace}/controllerrevisions", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List ControllerRevisions, optionally filtered by labelSelector")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevisionList.class)))
+  public HttpResponse<String> listRevisions(HttpRequest<?> request, String namespace,
+      @Nullable @io.micronaut.http.annotation.QueryValue String labelSelector) {
+    return KubeCodec.ok(request, new ControllerRevisionListBuilder().withApiVersion("apps/v1").withKind("ControllerRevisionList")
+        .withMetadata(new io.fabric8.kubernetes.api.model.ListMeta())
+        .withItems(CoreApi.selected(revisions.list(namespace), labelSelector)).build());
+  }
+
+  @Get(value = "/namespaces/{namespace}/controllerrevisions/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Read a ControllerRevision")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevision.class)))
+  public HttpResponse<String> getRevision(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, revisions.get(namespace, name)
+        .orElseThrow(() -> ApiException.notFound("controllerrevisions.apps", name)));
   }
 
   private static StatefulSetList listOf(java.util.List<StatefulSet> items) {

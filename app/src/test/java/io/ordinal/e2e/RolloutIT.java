@@ -38,6 +38,38 @@ class RolloutIT {
   }
 
   @Test
+  void revertingToAnEarlierTemplateReusesItsRevisionAndHistoryIsPruned() {
+    String ns = "rollout-history";
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
+        Manifests.json(Manifests.web("web", 2, 0, Map.of()))).code());
+    String first = api.awaitConverged(ns, "web", 2, TIMEOUT).at("/status/currentRevision").asText();
+    String image = "/spec/template/spec/containers/0/image";
+    api.patch(Api.SETS.formatted(ns) + "/web", "application/json-patch+json",
+        "[{\"op\":\"replace\",\"path\":\"" + image + "\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]");
+    String second = awaitRolledOut(ns, 2, first).at("/status/currentRevision").asText();
+    api.patch(Api.SETS.formatted(ns) + "/web", "application/json-patch+json",
+        "[{\"op\":\"replace\",\"path\":\"" + image + "\",\"value\":\"k8s.gcr.io/nginx-slim:0.8\"}]");
+    assertEquals(first, awaitRolledOut(ns, 2, second).at("/status/currentRevision").asText());
+    // The first revision was reused and renumbered after the second; nothing new was created.
+    assertEquals(Map.of(second, 2L, first, 3L), revisions(ns));
+    JsonNode one = api.get("/apis/apps/v1/namespaces/" + ns + "/controllerrevisions/" + first).json();
+    assertEquals("k8s.gcr.io/nginx-slim:0.8", one.at("/data/spec/template/spec/containers/0/image").asText());
+    assertEquals("web", one.at("/metadata/ownerReferences/0/name").asText());
+
+    api.patch(Api.SETS.formatted(ns) + "/web", "application/merge-patch+json", "{\"spec\":{\"revisionHistoryLimit\":0}}");
+    api.await(Api.SETS.formatted(ns) + "/web/status", TIMEOUT, r -> r.json().at("/status/observedGeneration").asLong()
+        == r.json().at("/metadata/generation").asLong());
+    assertEquals(Map.of(first, 3L), revisions(ns)); // only the live revision is left
+  }
+
+  static Map<String, Long> revisions(String ns) {
+    Map<String, Long> byName = new java.util.HashMap<>();
+    api.get("/apis/apps/v1/namespaces/" + ns + "/controllerrevisions?labelSelector=app%3Dweb").json().path("items")
+        .forEach(r -> byName.put(r.at("/metadata/name").asText(), r.path("revision").asLong()));
+    return byName;
+  }
+
+  @Test
   void maxUnavailableTwoUpdatesFivePodsInBatches() {
     String ns = "rollout-batches";
     ObjectNode set = Manifests.web("web", 5, 0, Map.of("SIM_TERMINATION_DELAY_MS", "100", "SIM_READY_DELAY_MS", "100"));
