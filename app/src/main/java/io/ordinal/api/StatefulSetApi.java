@@ -20,6 +20,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Put;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.ordinal.model.RolloutStatus;
 import io.ordinal.store.RevisionStore;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -104,6 +105,13 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> status(HttpRequest<?> request, String namespace, String name) {
     return KubeCodec.ok(request, service.get(namespace, name));
+  }
+
+  @Get(value = SET + "/rollout/status", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Rollout phase and kubectl-style message of a set")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = RolloutStatus.class)))
+  public HttpResponse<String> rolloutStatus(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, RolloutStatus.of(service.get(namespace, name)));
   }
 
   @Get(value = SET + "/scale", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

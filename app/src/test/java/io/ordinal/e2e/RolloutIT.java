@@ -35,6 +35,9 @@ class RolloutIT {
     for (JsonNode pod : api.pods(ns, "app=web")) {
       assertEquals(after, pod.at("/metadata/labels/controller-revision-hash").asText());
     }
+    JsonNode rollout = api.get(Api.SETS.formatted(ns) + "/web/rollout/status").json();
+    assertEquals("Complete", rollout.get("phase").asText());
+    assertEquals("statefulset rolling update complete 3 pods at revision " + after + "...", rollout.get("message").asText());
   }
 
   @Test
