@@ -77,22 +77,26 @@ public class RevisionStore {
   }
 
   public List<ControllerRevision> list(String namespace) {
-    return revisions.findByNamespaceOrderByName(namespace).stream().map(this::toObject).toList();
+    // One read of the namespace's sets for the owner references, not one per revision.
+    Map<String, String> setUids = new java.util.HashMap<>();
+    sets.findByNamespaceOrderByName(namespace).forEach(set -> setUids.put(set.name(), set.uid()));
+    return revisions.findByNamespaceOrderByName(namespace).stream()
+        .map(row -> toObject(row, setUids.get(row.setName()))).toList();
   }
 
   public Optional<ControllerRevision> get(String namespace, String name) {
-    return revisions.findById(namespace + "/" + name).map(this::toObject);
+    return revisions.findById(namespace + "/" + name).map(row -> toObject(row,
+        sets.findById(namespace + "/" + row.setName()).map(StatefulSetRow::uid).orElse(null)));
   }
 
   /** The API object: upstream stores the template as a replace patch of spec.template. */
-  private ControllerRevision toObject(ControllerRevisionRow row) {
+  private ControllerRevision toObject(ControllerRevisionRow row, String setUid) {
     PodTemplateSpec template = KubeJson.read(row.template(), PodTemplateSpec.class);
     Map<String, String> labels = new java.util.LinkedHashMap<>(
         template.getMetadata() == null || template.getMetadata().getLabels() == null ? Map.of() : template.getMetadata().getLabels());
     labels.put(io.ordinal.model.Labels.REVISION_HASH, row.name());
     Map<String, Object> templatePatch = new java.util.LinkedHashMap<>(CANONICAL.convertValue(template, Map.class));
     templatePatch.put("$patch", "replace");
-    String setUid = sets.findById(row.namespace() + "/" + row.setName()).map(StatefulSetRow::uid).orElse(null);
     return new ControllerRevisionBuilder()
         .withApiVersion("apps/v1").withKind("ControllerRevision")
         .withNewMetadata()

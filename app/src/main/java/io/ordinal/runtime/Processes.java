@@ -29,8 +29,7 @@ final class Processes {
       return;
     }
     try {
-      new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start().waitFor();
+      io.ordinal.driver.Signals.send(process.pid(), signal);
       process.onExit().get(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       process.destroyForcibly();

@@ -1,5 +1,6 @@
 package io.ordinal.driver.local;
 
+import io.ordinal.driver.Signals;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -129,13 +130,8 @@ final class ContainerProcess {
     if (!handle.isAlive()) {
       return;
     }
-    try {
-      new ProcessBuilder("kill", "-" + signal, "--", "-" + handle.pid())
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start().waitFor();
-    } catch (IOException e) {
+    if (!Signals.sendToGroup(handle.pid(), signal)) {
       handle.destroyForcibly();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
