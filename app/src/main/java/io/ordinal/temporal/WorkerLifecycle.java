@@ -39,6 +39,7 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
   private final SetActivitiesImpl activities;
   private final DriverRegistry drivers;
   private final SetSignals signals;
+  private volatile boolean started;
 
   public WorkerLifecycle(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client,
       SetActivitiesImpl activities, DriverRegistry drivers, SetSignals signals) {
@@ -60,6 +61,12 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
     factory.start();
     drivers.recoverAll();
     signals.nudgeAll();
+    started = true;
+  }
+
+  /** True once the worker runs and the drivers have re-adopted their pods. */
+  public boolean started() {
+    return started;
   }
 
   /** Adds the Ordinal search attributes the namespace lacks (idempotent; also for external clusters). */

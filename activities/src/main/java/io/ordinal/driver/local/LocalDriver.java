@@ -13,7 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -28,6 +30,7 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class LocalDriver implements PodDriver {
   private static final Logger log = LoggerFactory.getLogger(LocalDriver.class);
+  private static final Duration RECOVERY_REPORT_TIMEOUT = Duration.ofSeconds(30);
 
   private final Map<String, PodSupervisor> supervisors = new ConcurrentHashMap<>();
   private final Repositories.Pods pods;
@@ -67,10 +70,26 @@ public class LocalDriver implements PodDriver {
   public void recover() {
     var all = pods.findByDriver(name());
     Instant started = Instant.now();
+    List<PodSupervisor> resumed = new ArrayList<>();
     for (PodRow pod : all) {
       PodSupervisor supervisor = supervise(pod);
       if (pod.terminating()) {
         supervisor.requestStop();
+      }
+      resumed.add(supervisor);
+    }
+    // Until each pod has reported, its stored status is what the last run saw; the service only
+    // reports healthy after this, so nobody reads a process that died while it was down as Ready.
+    Instant deadline = started.plus(RECOVERY_REPORT_TIMEOUT);
+    for (PodSupervisor supervisor : resumed) {
+      try {
+        Duration left = Duration.between(Instant.now(), deadline);
+        if (!supervisor.awaitFirstReport(left.isNegative() ? Duration.ZERO : left)) {
+          log.warn("pod {}: no status report within {} of re-adoption", supervisor.name(), RECOVERY_REPORT_TIMEOUT);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
       }
     }
     log.info("local driver re-adopted {} pods in {} ms", all.size(), Duration.between(started, Instant.now()).toMillis());

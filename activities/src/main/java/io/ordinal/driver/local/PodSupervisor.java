@@ -45,6 +45,8 @@ final class PodSupervisor implements Runnable {
   private final Path dir;
   private final List<ContainerRuntime> containers = new ArrayList<>();
   private final CountDownLatch finished = new CountDownLatch(1);
+  /** Open once this run has published the pod's actual state (or given up on it). */
+  private final CountDownLatch reported = new CountDownLatch(1);
   private volatile boolean stopRequested;
   private volatile boolean detached;
   private String podIp;
@@ -86,6 +88,11 @@ final class PodSupervisor implements Runnable {
     finished.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
 
+  /** Waits until the pod's status reflects what this run found (adopted, restarted, or stopping). */
+  boolean awaitFirstReport(Duration timeout) throws InterruptedException {
+    return reported.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
   @Override
   public void run() {
     try {
@@ -107,6 +114,7 @@ final class PodSupervisor implements Runnable {
       log.error("pod {}: supervisor failed", name(), e);
       driver.fail(row, e.toString());
     } finally {
+      reported.countDown();
       finished.countDown();
     }
   }
@@ -230,11 +238,11 @@ final class PodSupervisor implements Runnable {
     List<ContainerStatus> statuses = containers.stream().map(ContainerRuntime::status).toList();
     String json = KubeJson.write(statuses);
     String fingerprint = phase + ready + message + json;
-    if (fingerprint.equals(publishedStatus)) {
-      return;
+    if (!fingerprint.equals(publishedStatus)) {
+      publishedStatus = fingerprint;
+      driver.publish(row, phase, ready, ready ? readySince : null, podStartedAt, message, podIp, json);
     }
-    publishedStatus = fingerprint;
-    driver.publish(row, phase, ready, ready ? readySince : null, podStartedAt, message, podIp, json);
+    reported.countDown();
   }
 
   private void terminate() throws InterruptedException {
