@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.micronaut.transaction.TransactionOperations;
 import java.sql.Connection;
@@ -13,6 +14,7 @@ import io.ordinal.model.Labels;
 import io.ordinal.model.MaxUnavailable;
 import io.ordinal.model.PodFactory;
 import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
 import io.ordinal.model.StatefulSetDefaults;
@@ -36,6 +38,7 @@ import java.util.UUID;
 
 @Singleton
 public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
+  private static final String PROGRESSING = "Progressing";
   private final StatefulSetStore sets;
   private final RevisionStore revisions;
   private final PodStore pods;
@@ -70,12 +73,14 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
     var spec = set.getSpec();
     StatefulSetStatus previous = set.getStatus();
     int collisions = previous.getCollisionCount() == null ? 0 : previous.getCollisionCount();
-    RevisionStore.Ensured update = revisions.ensure(key.namespace(), key.name(), spec.getTemplate(), collisions);
+    RevisionStore.Ensured update = revisions.ensure(key.namespace(), key.name(), spec.getTemplate(), collisions,
+        annotation(set, Labels.CHANGE_CAUSE_ANNOTATION));
     List<PodSnapshot> observed = pods.ofSet(key.namespace(), key.name()).stream().map(PodStore::snapshot).toList();
     boolean rolling = StatefulSetDefaults.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
         rolling, previous.getCurrentRevision(), update.name(), update.collisionCount(), observed,
         Instant.now().toEpochMilli());
+    status.setConditions(previous.getConditions()); // conditions are the rollouts' to set
     // History is pruned before the status is published, so an observed generation implies its pruning.
     Set<String> live = new HashSet<>(List.of(status.getCurrentRevision(), update.name()));
     observed.forEach(pod -> live.add(pod.revision()));
@@ -88,7 +93,68 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
     return new SetSnapshot(key, true, set.getMetadata().getDeletionTimestamp() != null,
         set.getMetadata().getGeneration(), spec.getReplicas(),
         StatefulSetDefaults.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
-        rolling, partition, maxUnavailable, status.getCurrentRevision(), update.name(), observed);
+        rolling, partition, maxUnavailable, status.getCurrentRevision(), update.name(), observed,
+        RolloutControl.of(set, update.rolledBack()));
+  }
+
+  @Override
+  public void setProgressing(SetKey key, boolean progressing, String reason, String message) {
+    Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
+    if (found.isEmpty()) {
+      return;
+    }
+    StatefulSet set = found.get();
+    StatefulSetStatus status = set.getStatus();
+    List<StatefulSetCondition> conditions = new java.util.ArrayList<>(
+        status.getConditions() == null ? List.of() : status.getConditions());
+    String value = progressing ? "True" : "False";
+    StatefulSetCondition old = conditions.stream().filter(c -> PROGRESSING.equals(c.getType())).findFirst().orElse(null);
+    if (old != null && value.equals(old.getStatus()) && reason.equals(old.getReason()) && message.equals(old.getMessage())) {
+      return;
+    }
+    String now = KubeJson.timestamp(Instant.now());
+    conditions.remove(old);
+    conditions.add(new StatefulSetCondition(old != null && value.equals(old.getStatus()) ? old.getLastTransitionTime() : now,
+        message, reason, value, PROGRESSING));
+    status.setConditions(conditions);
+    sets.writeStatus(key.namespace(), key.name(), status);
+    events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(),
+        progressing ? EventRecorder.NORMAL : EventRecorder.WARNING, reason, message);
+  }
+
+  @Override
+  public boolean rollBack(SetKey key, String failedRevision, String revision, String reason) {
+    for (int attempt = 1; ; attempt++) {
+      Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
+      if (found.isEmpty() || found.get().getMetadata().getDeletionTimestamp() != null) {
+        return false;
+      }
+      StatefulSet set = found.get();
+      int collisions = set.getStatus().getCollisionCount() == null ? 0 : set.getStatus().getCollisionCount();
+      String asked = revisions.ensure(key.namespace(), key.name(), set.getSpec().getTemplate(), collisions,
+          annotation(set, Labels.CHANGE_CAUSE_ANNOTATION)).name();
+      if (!asked.equals(failedRevision)) {
+        return false; // the spec moved on since the rollout failed: that newer intent wins
+      }
+      var target = revisions.find(key.namespace(), revision)
+          .orElseThrow(() -> ApplicationFailure.newNonRetryableFailure("no ControllerRevision " + revision, "MissingRevision"));
+      try {
+        sets.update(RevisionStore.revertedTo(set, target), Long.parseLong(set.getMetadata().getResourceVersion()));
+      } catch (io.ordinal.store.StoreException e) {
+        if (e.reason() == io.ordinal.store.StoreException.Reason.CONFLICT && attempt < 5) {
+          continue; // a concurrent write (a status update): decide again on the newer object
+        }
+        throw e;
+      }
+      events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.WARNING,
+          "RollingBack", reason + "; rolling back to revision " + target.revision() + " (" + revision + ")");
+      return true;
+    }
+  }
+
+  private static String annotation(StatefulSet set, String key) {
+    var annotations = set.getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(key);
   }
 
   @Override
@@ -197,8 +263,7 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
   }
 
   private String driverOf(StatefulSet set) {
-    var annotations = set.getMetadata().getAnnotations();
-    String driver = annotations == null ? null : annotations.get(Labels.DRIVER_ANNOTATION);
+    String driver = annotation(set, Labels.DRIVER_ANNOTATION);
     return driver == null ? drivers.defaultDriver() : driver;
   }
 }

@@ -59,8 +59,12 @@ public final class Repositories {
 
     List<ControllerRevisionRow> findByNamespaceOrderByName(String namespace);
 
-    @Query("UPDATE controller_revisions SET revision = :revision, resource_version = nextval('resource_version_seq') WHERE id = :id")
-    long updateRevision(String id, long revision);
+    /** Brings an older revision back as the newest: a rollback. */
+    @Query("""
+        UPDATE controller_revisions SET revision = :revision, rolled_back = TRUE, updated_at = :now,
+          change_cause = COALESCE(:changeCause, change_cause), resource_version = nextval('resource_version_seq')
+        WHERE id = :id""")
+    long renumber(String id, long revision, @Nullable String changeCause, Instant now);
 
     void deleteByNamespaceAndSetName(String namespace, String setName);
   }

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.ordinal.model.Labels;
+import io.ordinal.model.RolloutControl;
 import java.util.Map;
 import java.util.Set;
 import io.micronaut.transaction.annotation.Transactional;
@@ -34,15 +37,19 @@ public class RevisionStore {
     this.sets = sets;
   }
 
-  public record Ensured(String name, int collisionCount) {}
+  /** @param rolledBack the revision is an older one brought back, so rolling out to it is a rollback */
+  public record Ensured(String name, int collisionCount, boolean rolledBack) {}
 
   /**
    * Returns the revision of {@code template}: the existing one when its template is equal (given the
-   * next revision number unless it already is the newest), else a new one. A hash collision with a
-   * different template bumps {@code collisionCount}, which feeds the hash.
+   * next revision number unless it already is the newest, which makes it a rollback), else a new one.
+   * A hash collision with a different template bumps {@code collisionCount}, which feeds the hash.
+   *
+   * @param changeCause the set's {@code kubernetes.io/change-cause}, recorded with the revision
    */
   @Transactional
-  public Ensured ensure(String namespace, String setName, PodTemplateSpec template, int collisionCount) {
+  public Ensured ensure(String namespace, String setName, PodTemplateSpec template, int collisionCount,
+      String changeCause) {
     String data = canonical(template);
     List<ControllerRevisionRow> history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
     long newest = history.isEmpty() ? 0 : history.getLast().revision();
@@ -50,18 +57,26 @@ public class RevisionStore {
       String name = setName + "-" + hash(data, collisionCount);
       Optional<ControllerRevisionRow> existing = history.stream().filter(r -> r.name().equals(name)).findFirst();
       if (existing.isEmpty()) {
+        Instant now = Instant.now();
         revisions.save(new ControllerRevisionRow(namespace + "/" + name, namespace, name, setName,
-            UUID.randomUUID().toString(), newest + 1, data, Instant.now(), sets.nextResourceVersion()));
-        return new Ensured(name, collisionCount);
+            UUID.randomUUID().toString(), newest + 1, data, now, sets.nextResourceVersion(), changeCause, now, false));
+        return new Ensured(name, collisionCount, false);
       }
-      if (existing.get().template().equals(data)) {
-        if (existing.get().revision() != newest) {
-          revisions.updateRevision(existing.get().id(), newest + 1);
+      ControllerRevisionRow row = existing.get();
+      if (row.template().equals(data)) {
+        if (row.revision() != newest) {
+          revisions.renumber(row.id(), newest + 1, changeCause, Instant.now());
+          return new Ensured(name, collisionCount, true);
         }
-        return new Ensured(name, collisionCount);
+        return new Ensured(name, collisionCount, row.rolledBack());
       }
       collisionCount++;
     }
+  }
+
+  /** A set's revisions, oldest number first. */
+  public List<ControllerRevisionRow> history(String namespace, String setName) {
+    return revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
   }
 
   /**
@@ -94,13 +109,14 @@ public class RevisionStore {
     PodTemplateSpec template = KubeJson.read(row.template(), PodTemplateSpec.class);
     Map<String, String> labels = new java.util.LinkedHashMap<>(
         template.getMetadata() == null || template.getMetadata().getLabels() == null ? Map.of() : template.getMetadata().getLabels());
-    labels.put(io.ordinal.model.Labels.REVISION_HASH, row.name());
+    labels.put(Labels.REVISION_HASH, row.name());
     Map<String, Object> templatePatch = new java.util.LinkedHashMap<>(CANONICAL.convertValue(template, Map.class));
     templatePatch.put("$patch", "replace");
     return new ControllerRevisionBuilder()
         .withApiVersion("apps/v1").withKind("ControllerRevision")
         .withNewMetadata()
           .withName(row.name()).withNamespace(row.namespace()).withUid(row.uid()).withLabels(labels)
+          .withAnnotations(row.changeCause() == null ? null : Map.of(Labels.CHANGE_CAUSE_ANNOTATION, row.changeCause()))
           .withResourceVersion(Long.toString(row.resourceVersion()))
           .withCreationTimestamp(KubeJson.timestamp(row.createdAt()))
           .addNewOwnerReference().withApiVersion("apps/v1").withKind("StatefulSet").withName(row.setName())
@@ -109,6 +125,30 @@ public class RevisionStore {
         .withRevision(row.revision())
         .withData(Map.of("spec", Map.of("template", templatePatch)))
         .build();
+  }
+
+  /**
+   * The set with its template put back to {@code revision}'s, as {@code kubectl rollout undo} does:
+   * the revision's change-cause becomes the set's, and a pause is lifted (undoing is the decision
+   * the pause was waiting for).
+   */
+  public static StatefulSet revertedTo(StatefulSet set, ControllerRevisionRow revision) {
+    StatefulSet reverted = KubeJson.copy(set, StatefulSet.class);
+    reverted.getSpec().setTemplate(KubeJson.read(revision.template(), PodTemplateSpec.class));
+    Map<String, String> annotations = new java.util.LinkedHashMap<>(
+        reverted.getMetadata().getAnnotations() == null ? Map.of() : reverted.getMetadata().getAnnotations());
+    if (revision.changeCause() == null) {
+      annotations.remove(Labels.CHANGE_CAUSE_ANNOTATION);
+    } else {
+      annotations.put(Labels.CHANGE_CAUSE_ANNOTATION, revision.changeCause());
+    }
+    reverted.getMetadata().setAnnotations(annotations);
+    RolloutControl.setPaused(reverted, false);
+    return reverted;
+  }
+
+  public Optional<ControllerRevisionRow> find(String namespace, String revisionName) {
+    return revisions.findById(namespace + "/" + revisionName);
   }
 
   public Optional<PodTemplateSpec> template(String namespace, String revisionName) {

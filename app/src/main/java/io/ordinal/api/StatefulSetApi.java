@@ -39,10 +39,12 @@ public class StatefulSetApi {
 
   private final StatefulSetService service;
   private final RevisionStore revisions;
+  private final RolloutService rollouts;
 
-  public StatefulSetApi(StatefulSetService service, RevisionStore revisions) {
+  public StatefulSetApi(StatefulSetService service, RevisionStore revisions, RolloutService rollouts) {
     this.service = service;
     this.revisions = revisions;
+    this.rollouts = rollouts;
   }
 
   @Get(value = SETS, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -108,10 +110,48 @@ public class StatefulSetApi {
   }
 
   @Get(value = SET + "/rollout/status", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Rollout phase and kubectl-style message of a set")
+  @Operation(summary = "Rollout phase (Progressing, Paused, Complete, RollingBack, Failed), kubectl-style message and counts")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = RolloutStatus.class)))
   public HttpResponse<String> rolloutStatus(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, RolloutStatus.of(service.get(namespace, name)));
+    return KubeCodec.ok(request, rollouts.status(namespace, name));
+  }
+
+  @Get(value = SET + "/rollout/history", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "The set's revisions: number, name, change-cause and when each last became the update revision")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = RolloutService.History.class)))
+  public HttpResponse<String> rolloutHistory(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, rollouts.history(namespace, name));
+  }
+
+  @Post(value = SET + "/rollout/pause", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Pause the rollout (sets spec.updateStrategy.rollingUpdate.paused); no further pod is replaced once this returns")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> pause(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, rollouts.pause(namespace, name));
+  }
+
+  @Post(value = SET + "/rollout/resume", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Resume a paused rollout")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> resume(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, rollouts.resume(namespace, name));
+  }
+
+  @Post(value = SET + "/rollout/restart", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Replace every pod in rollout order (a new kubectl.kubernetes.io/restartedAt template annotation)")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> restart(HttpRequest<?> request, String namespace, String name) {
+    return KubeCodec.ok(request, rollouts.restart(namespace, name));
+  }
+
+  @Post(value = SET + "/rollout/undo", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Roll back to the previous revision, or to {\"toRevision\": n}; pods of the abandoned revision are replaced")
+  @RequestBody(required = false, content = @Content(schema = @Schema(implementation = RolloutService.UndoRequest.class)))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> undo(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    RolloutService.UndoRequest undo = body == null || body.isBlank() ? null
+        : KubeCodec.read(request, body, RolloutService.UndoRequest.class);
+    return KubeCodec.ok(request, rollouts.undo(namespace, name, undo));
   }
 
   @Get(value = SET + "/scale", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.model.FieldError;
 import io.ordinal.model.LabelSelectors;
+import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.StatefulSetDefaults;
 import io.ordinal.model.StatefulSetValidation;
@@ -103,6 +104,9 @@ public class StatefulSetService {
       }
       if (!Objects.equals(stored.getMetadata().getGeneration(), old.getMetadata().getGeneration())) {
         signals.specChanged(key(stored), stored.getMetadata().getGeneration());
+      }
+      if (RolloutControl.paused(stored) && !RolloutControl.paused(old)) {
+        signals.pauseRollout(key(stored)); // returns once the running rollout touches no further pod
       }
       return stored;
     }

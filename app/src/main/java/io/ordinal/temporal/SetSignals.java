@@ -27,6 +27,11 @@ public class SetSignals implements PodEvents {
   private static final Logger log = LoggerFactory.getLogger(SetSignals.class);
   /** The signal name of {@link io.ordinal.workflow.OperationWorkflow#wake()}. */
   private static final String WAKE_SIGNAL = "wake";
+  /** The update name of {@link io.ordinal.workflow.OperationWorkflow#pause()}. */
+  private static final String PAUSE_UPDATE = "pause";
+  private static final java.time.Duration PAUSE_FENCE_TIMEOUT = java.time.Duration.ofSeconds(10);
+  private static final java.util.concurrent.ExecutorService FENCES =
+      java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
   private final WorkflowClient client;
   private final StatefulSetStore sets;
 
@@ -57,6 +62,36 @@ public class SetSignals implements PodEvents {
       }
     }
     signal(new SetKey(namespace, setName), false, 0, podName);
+  }
+
+  /**
+   * Fences a pause that was just stored: if a rollout is running, waits (bounded) until it has
+   * accepted the pause, after which it touches no further pod. Without a running rollout there is
+   * nothing to fence: the next operation reads the stored pause before it acts.
+   */
+  public void pauseRollout(SetKey key) {
+    Optional<String> operation = sets.activeOperation(key.namespace(), key.name());
+    if (operation.isEmpty() || !isRollout(operation.get())) {
+      return;
+    }
+    var update = java.util.concurrent.CompletableFuture.runAsync(
+        () -> client.newUntypedWorkflowStub(operation.get()).update(PAUSE_UPDATE, Void.class),
+        FENCES);
+    try {
+      update.get(PAUSE_FENCE_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      log.debug("{} did not take the pause update (it has ended): {}", operation.get(), e.getCause().toString());
+    } catch (java.util.concurrent.TimeoutException e) {
+      log.warn("{} did not accept the pause within {}; it applies at its next observation", operation.get(),
+          PAUSE_FENCE_TIMEOUT);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static boolean isRollout(String operationWorkflowId) {
+    String last = operationWorkflowId.substring(operationWorkflowId.lastIndexOf('/') + 1);
+    return last.startsWith(Operations.ROLLOUT + "-") || last.startsWith(Operations.ROLLBACK + "-");
   }
 
   /** Signals every set once, so that work a crash interrupted resumes. */

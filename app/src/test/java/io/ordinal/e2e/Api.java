@@ -124,6 +124,25 @@ final class Api {
     });
   }
 
+  /** Waits until web's rollout away from {@code previousRevision} is complete on all {@code replicas}. */
+  JsonNode awaitRolledOut(String ns, int replicas, String previousRevision) {
+    return await(SETS.formatted(ns) + "/web/status", Duration.ofSeconds(90), r -> {
+      JsonNode s = r.json().path("status");
+      return !s.path("currentRevision").asText().equals(previousRevision)
+          && s.path("updatedReplicas").asInt() == replicas && s.path("availableReplicas").asInt() == replicas
+          && s.path("currentRevision").asText().equals(s.path("updateRevision").asText());
+    });
+  }
+
+  /** Pod creations (+) and deletions (-) in event order. */
+  List<String> podOperations(String ns) {
+    return events(ns).stream()
+        .map(e -> e.path("message").asText())
+        .filter(m -> m.startsWith("create Pod") || m.startsWith("delete Pod"))
+        .map(m -> (m.startsWith("create") ? "+" : "-") + m.split(" ")[2])
+        .toList();
+  }
+
   static void sleep(long millis) {
     try {
       Thread.sleep(millis);

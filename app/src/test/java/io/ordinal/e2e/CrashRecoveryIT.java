@@ -76,6 +76,52 @@ class CrashRecoveryIT {
   }
 
   @Test
+  void pausedRolloutStaysPausedThroughARestartAndResumeCompletesIt() throws Exception {
+    try (OrdinalService service = new OrdinalService("pause")) {
+      service.start();
+      Api api = service.api();
+      String ns = "pause";
+      String set = Api.SETS.formatted(ns) + "/web";
+      assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
+          Manifests.json(Manifests.web("web", 4, 0, Map.of("SIM_READY_DELAY_MS", "700")))).code());
+      String before = api.awaitConverged(ns, "web", 4, TIMEOUT).at("/status/currentRevision").asText();
+      assertEquals(200, api.patch(set, "application/json-patch+json",
+          "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]").code());
+      // Pause while the first updated pod (web-3) is coming up.
+      api.await("/api/v1/namespaces/" + ns + "/events", TIMEOUT, r -> api.podOperations(ns).size() >= 6);
+
+      Api.Reply paused = api.post(set + "/rollout/pause", null, null);
+      assertEquals(200, paused.code(), paused.body());
+      assertTrue(paused.json().at("/spec/updateStrategy/rollingUpdate/paused").asBoolean());
+      List<String> atPause = api.podOperations(ns);
+      api.await(set + "/rollout/status", TIMEOUT, r -> r.json().path("phase").asText().equals("Paused"));
+      Api.sleep(2_000);
+      assertNoPodDeletedSince(atPause, api.podOperations(ns));
+
+      service.stop();
+      service.start();
+      Api.sleep(2_000);
+      assertNoPodDeletedSince(atPause, api.podOperations(ns));
+      JsonNode status = api.get(set + "/rollout/status").json();
+      assertEquals("Paused", status.path("phase").asText(), status.toString());
+      int updatedWhilePaused = status.path("updatedReplicas").asInt();
+      assertTrue(updatedWhilePaused >= 1 && updatedWhilePaused < 4, status + " " + api.podOperations(ns) + api.pods(ns, "app=web").stream().map(p -> p.at("/metadata/labels/controller-revision-hash").asText()).toList());
+
+      assertEquals(200, api.post(set + "/rollout/resume", null, null).code());
+      api.awaitRolledOut(ns, 4, before);
+      assertEquals(List.of("-web-3", "+web-3", "-web-2", "+web-2", "-web-1", "+web-1", "-web-0", "+web-0"),
+          api.podOperations(ns).subList(4, 12));
+    }
+  }
+
+  /** After a pause only the re-creation of a pod deleted before it may happen: no pod is deleted. */
+  static void assertNoPodDeletedSince(List<String> atPause, List<String> now) {
+    List<String> since = now.subList(atPause.size(), now.size());
+    assertTrue(since.stream().noneMatch(op -> op.startsWith("-")), "pods deleted while paused: " + since);
+    assertTrue(since.size() <= 1, "at most the re-creation of a pod replaced before the pause: " + since);
+  }
+
+  @Test
   void localPodsKeepRunningThroughAKillAndAreReadoptedWithNothingDuplicated() throws Exception {
     try (OrdinalService service = new OrdinalService("readopt")) {
       service.start();

@@ -28,10 +28,10 @@ class RolloutIT {
     String before = api.awaitConverged(ns, "web", 3, TIMEOUT).at("/status/currentRevision").asText();
     assertEquals(200, api.patch(Api.SETS.formatted(ns) + "/web", "application/json-patch+json",
         "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]").code());
-    JsonNode done = awaitRolledOut(ns, 3, before);
+    JsonNode done = api.awaitRolledOut(ns, 3, before);
     String after = done.at("/status/updateRevision").asText();
     assertEquals(after, done.at("/status/currentRevision").asText());
-    assertEquals(List.of("-web-2", "+web-2", "-web-1", "+web-1", "-web-0", "+web-0"), podOperations(ns).subList(3, 9));
+    assertEquals(List.of("-web-2", "+web-2", "-web-1", "+web-1", "-web-0", "+web-0"), api.podOperations(ns).subList(3, 9));
     for (JsonNode pod : api.pods(ns, "app=web")) {
       assertEquals(after, pod.at("/metadata/labels/controller-revision-hash").asText());
     }
@@ -49,10 +49,10 @@ class RolloutIT {
     String image = "/spec/template/spec/containers/0/image";
     api.patch(Api.SETS.formatted(ns) + "/web", "application/json-patch+json",
         "[{\"op\":\"replace\",\"path\":\"" + image + "\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]");
-    String second = awaitRolledOut(ns, 2, first).at("/status/currentRevision").asText();
+    String second = api.awaitRolledOut(ns, 2, first).at("/status/currentRevision").asText();
     api.patch(Api.SETS.formatted(ns) + "/web", "application/json-patch+json",
         "[{\"op\":\"replace\",\"path\":\"" + image + "\",\"value\":\"k8s.gcr.io/nginx-slim:0.8\"}]");
-    assertEquals(first, awaitRolledOut(ns, 2, second).at("/status/currentRevision").asText());
+    assertEquals(first, api.awaitRolledOut(ns, 2, second).at("/status/currentRevision").asText());
     // The first revision was reused and renumbered after the second; nothing new was created.
     assertEquals(Map.of(second, 2L, first, 3L), revisions(ns));
     JsonNode one = api.get("/apis/apps/v1/namespaces/" + ns + "/controllerrevisions/" + first).json();
@@ -82,26 +82,9 @@ class RolloutIT {
     String before = api.awaitConverged(ns, "web", 5, TIMEOUT).at("/status/currentRevision").asText();
     assertEquals(200, api.patch(Api.SETS.formatted(ns) + "/web", "application/merge-patch+json",
         "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"rollout\":\"2\"}}}}}").code());
-    awaitRolledOut(ns, 5, before);
+    api.awaitRolledOut(ns, 5, before);
     assertEquals(List.of("-web-4", "-web-3", "+web-3", "+web-4", "-web-2", "-web-1", "+web-1", "+web-2", "-web-0", "+web-0"),
-        podOperations(ns).subList(5, 15));
+        api.podOperations(ns).subList(5, 15));
   }
 
-  static JsonNode awaitRolledOut(String ns, int replicas, String previousRevision) {
-    return api.await(Api.SETS.formatted(ns) + "/web/status", TIMEOUT, r -> {
-      JsonNode s = r.json().path("status");
-      return !s.path("currentRevision").asText().equals(previousRevision)
-          && s.path("updatedReplicas").asInt() == replicas && s.path("availableReplicas").asInt() == replicas
-          && s.path("currentRevision").asText().equals(s.path("updateRevision").asText());
-    });
-  }
-
-  /** Pod creations (+) and deletions (-) in event order. */
-  static List<String> podOperations(String ns) {
-    return api.events(ns).stream()
-        .map(e -> e.path("message").asText())
-        .filter(m -> m.startsWith("create Pod") || m.startsWith("delete Pod"))
-        .map(m -> (m.startsWith("create") ? "+" : "-") + m.split(" ")[2])
-        .toList();
-  }
 }

@@ -9,5 +9,16 @@ public final class Labels {
   /** Chooses the driver that runs a set's pods ({@code sim}, later {@code local}, {@code kubernetes}). */
   public static final String DRIVER_ANNOTATION = "ordinal.io/driver";
 
+  /** How long a rollout may go without a pod becoming available on its target revision (seconds). */
+  public static final String PROGRESS_DEADLINE_ANNOTATION = "ordinal.io/progress-deadline-seconds";
+  /** {@code "true"}: a rollout that exceeds its progress deadline reverts to the previous revision. */
+  public static final String AUTO_ROLLBACK_ANNOTATION = "ordinal.io/auto-rollback";
+  /** Why the template changed; kept with each revision and shown in the rollout history (kubectl's name). */
+  public static final String CHANGE_CAUSE_ANNOTATION = "kubernetes.io/change-cause";
+  /** Template annotation {@code kubectl rollout restart} sets; a restart here sets the same one. */
+  public static final String RESTARTED_AT_ANNOTATION = "kubectl.kubernetes.io/restartedAt";
+  /** The OpenKruise field under {@code spec.updateStrategy.rollingUpdate} that pauses a rollout. */
+  public static final String PAUSED_FIELD = "paused";
+
   private Labels() {}
 }

@@ -35,6 +35,7 @@ public final class StatefulSetValidation {
   private static final Pattern QUALIFIED_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
   private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
   private static final Pattern PERCENT = Pattern.compile("[0-9]+%");
+  private static final Pattern POSITIVE_SECONDS = Pattern.compile("0*[1-9][0-9]{0,8}");
   private static final Set<String> SELECTOR_OPERATORS = Set.of("In", "NotIn", "Exists", "DoesNotExist");
   private static final Set<String> PROTOCOLS = Set.of("TCP", "UDP", "SCTP");
   private static final Set<String> ACCESS_MODES =
@@ -164,6 +165,16 @@ public final class StatefulSetValidation {
       for (String key : meta.getAnnotations().keySet()) {
         qualifiedName("metadata.annotations", key);
       }
+      String deadline = meta.getAnnotations().get(Labels.PROGRESS_DEADLINE_ANNOTATION);
+      if (deadline != null && !POSITIVE_SECONDS.matcher(deadline.trim()).matches()) {
+        errors.add(FieldError.invalid("metadata.annotations[" + Labels.PROGRESS_DEADLINE_ANNOTATION + "]", deadline,
+            "must be a whole number of seconds, at least 1 and at most 999999999"));
+      }
+      String autoRollback = meta.getAnnotations().get(Labels.AUTO_ROLLBACK_ANNOTATION);
+      if (autoRollback != null && !autoRollback.equals("true") && !autoRollback.equals("false")) {
+        errors.add(FieldError.notSupported("metadata.annotations[" + Labels.AUTO_ROLLBACK_ANNOTATION + "]",
+            autoRollback, "true", "false"));
+      }
       String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
       if (driver != null && !drivers.available().contains(driver)) {
         errors.add(FieldError.notSupported("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]", driver,
@@ -185,6 +196,11 @@ public final class StatefulSetValidation {
       if (rolling != null) {
         nonNegative("spec.updateStrategy.rollingUpdate.partition", rolling.getPartition());
         validateMaxUnavailable(rolling.getMaxUnavailable());
+        Object paused = rolling.getAdditionalProperties().get(Labels.PAUSED_FIELD);
+        if (paused != null && !(paused instanceof Boolean)) {
+          errors.add(FieldError.invalid("spec.updateStrategy.rollingUpdate." + Labels.PAUSED_FIELD, paused,
+              "must be a boolean"));
+        }
       }
     } else {
       errors.add(FieldError.notSupported("spec.updateStrategy.type", type,

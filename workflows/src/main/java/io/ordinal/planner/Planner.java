@@ -69,7 +69,8 @@ public final class Planner {
         }
         continue;
       }
-      if (!pod.healthy() && set.rollingUpdate() && !pod.revision().equals(revisionFor(set, ordinal))) {
+      if (!pod.healthy() && set.rollingUpdate() && !set.rollout().paused()
+          && !pod.revision().equals(revisionFor(set, ordinal))) {
         // Forced rollback (seed 000's known issue, fixed here): an unhealthy pod from a revision that
         // is no longer the target is replaced instead of waited on, so a bad template that was
         // reverted never leaves the set stuck.
@@ -149,6 +150,10 @@ public final class Planner {
     if (outdated.isEmpty()) {
       return null;
     }
+    if (set.rollout().paused()) {
+      return new Plan(List.of(), false, 0, "the rollout to be resumed (paused before updating "
+          + outdated.getFirst().name() + ")");
+    }
     int unavailable = 0;
     for (int ordinal = 0; ordinal < set.replicas(); ordinal++) {
       PodSnapshot pod = byOrdinal.get(ordinal);
@@ -180,6 +185,12 @@ public final class Planner {
     return new Plan(
         List.of(new Action.DeletePod(highest.ordinal(), highest.name(), "set deleted")),
         false, 0, "pod " + highest.name() + " to terminate");
+  }
+
+  /** True when a pod in [0, replicas) runs another revision than the one its ordinal should run. */
+  public static boolean podsOffTarget(SetSnapshot set) {
+    return set.pods().stream().anyMatch(pod -> pod.ordinal() < set.replicas() && !pod.terminating()
+        && !pod.revision().equals(revisionFor(set, pod.ordinal())));
   }
 
   /**

@@ -2,12 +2,15 @@ package io.ordinal.workflow;
 
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.UpdateMethod;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
 /**
- * One scale, repair or deletion of a set: observe, plan, act, wait, until the set converges.
- * It always plans against the newest spec, so a spec that arrives mid-operation takes over at once.
+ * One scale, rollout, rollback, repair or deletion of a set: observe, plan, act, wait, until the
+ * set converges. It always plans against the newest spec, so a spec that arrives mid-operation
+ * takes over at once; a rollout whose target revision changes ends, and the controller starts the
+ * next one.
  */
 @WorkflowInterface
 public interface OperationWorkflow {
@@ -19,6 +22,13 @@ public interface OperationWorkflow {
   /** Something changed (spec or pods): observe again now. */
   @SignalMethod
   void wake();
+
+  /**
+   * Fence for a pause that was just stored in the spec: once this update returns, the operation
+   * touches no further pod before it has observed the spec again.
+   */
+  @UpdateMethod
+  void pause();
 
   /** What the operation is waiting for right now. */
   @QueryMethod

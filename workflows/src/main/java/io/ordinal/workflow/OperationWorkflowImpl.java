@@ -16,36 +16,51 @@ public class OperationWorkflowImpl implements OperationWorkflow {
    */
   static final Duration SAFETY_POLL = Duration.ofSeconds(15);
   static final int MAX_HISTORY_EVENTS = 5_000;
+  static final String DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
 
   private final SetActivities activities = ActivityStubs.setActivities();
   private boolean woken;
+  /** Set by the pause fence; cleared by the next observation, which reads the stored pause. */
+  private boolean pauseRequested;
   private String waitingFor = "";
 
   @Override
   public String run(OperationInput input) {
     SetKey key = input.key();
-    String revision = null;
+    boolean rollout = Operations.isRollout(input.operation());
+    RolloutProgress progress = input.progress();
     activities.claimOperation(key, Workflow.getInfo().getWorkflowId());
     while (true) {
       woken = false;
       SetSnapshot set = activities.refresh(key);
-      if (!set.exists()) {
-        return "StatefulSet " + key + " is gone";
-      }
-      if (set.deleting() && !Operations.DELETE.equals(input.operation())) {
-        return "superseded by the deletion of StatefulSet " + key;
-      }
-      if (!Objects.equals(revision, set.updateRevision())) {
-        revision = set.updateRevision();
-        Workflow.upsertTypedSearchAttributes(OrdinalSearchAttributes.REVISION.valueSet(revision));
+      pauseRequested = false;
+      String superseded = supersededBy(input, set);
+      if (superseded != null) {
+        return superseded;
       }
       long now = Workflow.currentTimeMillis();
       Plan plan = Planner.plan(set, now);
+      long deadline = 0;
+      if (rollout) {
+        if (progress == null) {
+          progress = RolloutProgress.start(set, now);
+          activities.setProgressing(key, true, "RolloutProgressing", describe(input) + " started");
+        }
+        progress = checkDeadline(input, set, progress, progress.observe(set, now), plan.converged());
+        deadline = progress.failed() || set.rollout().paused() ? 0 : progress.deadlineMillis(set);
+      }
       if (plan.converged()) {
         waitingFor = "";
-        return "converged at generation " + set.generation() + ": " + set.replicas() + " replicas";
+        if (rollout) {
+          activities.setProgressing(key, true, "RolloutComplete", describe(input) + " complete");
+        }
+        return "converged at generation " + set.generation() + ": " + set.replicas() + " replicas"
+            + (rollout ? " at revision " + set.updateRevision() : "");
       }
       for (Action action : plan.actions()) {
+        if (pauseRequested) {
+          break; // observe again: the stored spec now says paused
+        }
         switch (action) {
           case Action.CreatePod create -> activities.createPod(key, create.ordinal(), create.revision());
           case Action.DeletePod delete -> activities.deletePod(key, delete.podName(), delete.reason());
@@ -56,20 +71,93 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         }
       }
       waitingFor = plan.waitingFor();
-      Workflow.setCurrentDetails("waiting for " + waitingFor);
-      Duration timeout = plan.wakeAtMillis() > 0
-          ? Duration.ofMillis(Math.max(1, plan.wakeAtMillis() - now))
-          : SAFETY_POLL;
-      Workflow.await(timeout, () -> woken);
+      Workflow.setCurrentDetails(details(input, set, progress, now));
+      long wakeAt = earliest(plan.wakeAtMillis(), deadline);
+      Duration timeout = wakeAt > 0 ? Duration.ofMillis(Math.max(1, wakeAt - now)) : SAFETY_POLL;
+      Workflow.await(timeout, () -> woken || pauseRequested);
       if (Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS) {
-        Workflow.continueAsNew(input);
+        Workflow.continueAsNew(input.withProgress(progress));
       }
     }
+  }
+
+  /** Why this operation should give way to the next one, or null to go on. */
+  private static String supersededBy(OperationInput input, SetSnapshot set) {
+    SetKey key = input.key();
+    if (!set.exists()) {
+      return "StatefulSet " + key + " is gone";
+    }
+    if (set.deleting() && !Operations.DELETE.equals(input.operation())) {
+      return "superseded by the deletion of StatefulSet " + key;
+    }
+    if (Operations.isRollout(input.operation())) {
+      if (!Objects.equals(set.updateRevision(), input.toRevision())) {
+        return "superseded: the update revision is now " + set.updateRevision();
+      }
+    } else if (!Operations.DELETE.equals(input.operation()) && set.generation() > input.generation()
+        && Operations.isRollout(Operations.choose(set, input.generation()))) {
+      return "superseded by a rollout to revision " + set.updateRevision();
+    }
+    return null;
+  }
+
+  /**
+   * Marks the rollout failed when its deadline passes without progress (and rolls it back when the
+   * set asks for that), and healthy again when progress resumes.
+   */
+  private RolloutProgress checkDeadline(OperationInput input, SetSnapshot set, RolloutProgress before,
+      RolloutProgress after, boolean complete) {
+    SetKey key = input.key();
+    if (after.failed() && !before.failed() && !complete) {
+      activities.setProgressing(key, false, DEADLINE_EXCEEDED, describe(input) + " has not made progress in "
+          + set.rollout().progressDeadlineSeconds() + "s");
+      // A rollback is never rolled back in turn: that could swing between two broken revisions.
+      if (set.rollout().autoRollback() && Operations.ROLLOUT.equals(input.operation())
+          && input.fromRevision() != null && !input.fromRevision().equals(input.toRevision())) {
+        activities.rollBack(key, input.toRevision(), input.fromRevision(),
+            "automatic rollback: " + describe(input) + " exceeded its progress deadline");
+        woken = true;
+      }
+    } else if (before.failed() && !after.failed()) {
+      activities.setProgressing(key, true, "RolloutProgressing", describe(input) + " is progressing again");
+    }
+    return after;
+  }
+
+  private static String describe(OperationInput input) {
+    return input.operation() + " from revision " + input.fromRevision() + " to " + input.toRevision();
+  }
+
+  /** The operation's current details in the Temporal Web UI. */
+  private String details(OperationInput input, SetSnapshot set, RolloutProgress progress, long now) {
+    StringBuilder out = new StringBuilder();
+    if (progress != null) {
+      long updated = set.pods().stream().filter(p -> p.ordinal() < set.replicas() && !p.terminating()
+          && p.revision().equals(set.updateRevision())).count();
+      out.append(input.fromRevision()).append(" -> ").append(input.toRevision()).append(": ")
+          .append(updated).append('/').append(set.replicas()).append(" pods updated, ")
+          .append(set.availableOnUpdateRevision(now)).append(" available");
+      if (set.partition() > 0) {
+        out.append(", partition ").append(set.partition());
+      }
+      out.append(set.rollout().paused() ? "; PAUSED" : progress.failed() ? "; FAILED (" + DEADLINE_EXCEEDED + ")" : "");
+      out.append("\n");
+    }
+    return out.append("waiting for ").append(waitingFor).toString();
+  }
+
+  private static long earliest(long a, long b) {
+    return a == 0 ? b : b == 0 ? a : Math.min(a, b);
   }
 
   @Override
   public void wake() {
     woken = true;
+  }
+
+  @Override
+  public void pause() {
+    pauseRequested = true;
   }
 
   @Override

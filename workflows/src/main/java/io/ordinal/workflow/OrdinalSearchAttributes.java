@@ -10,20 +10,30 @@ public final class OrdinalSearchAttributes {
   public static final SearchAttributeKey<String> NAMESPACE = SearchAttributeKey.forKeyword("OrdinalNamespace");
   public static final SearchAttributeKey<String> STATEFUL_SET = SearchAttributeKey.forKeyword("OrdinalStatefulSet");
   public static final SearchAttributeKey<String> OPERATION = SearchAttributeKey.forKeyword("OrdinalOperation");
+  /** The revision an operation works towards (a rollout's to-revision). */
   public static final SearchAttributeKey<String> REVISION = SearchAttributeKey.forKeyword("OrdinalRevision");
+  /** The revision a rollout started from (the set's current revision then). */
+  public static final SearchAttributeKey<String> FROM_REVISION = SearchAttributeKey.forKeyword("OrdinalFromRevision");
 
   /** All keys, for registration with the Temporal server (all are Keyword). */
-  public static final List<SearchAttributeKey<String>> ALL = List.of(NAMESPACE, STATEFUL_SET, OPERATION, REVISION);
+  public static final List<SearchAttributeKey<String>> ALL = List.of(NAMESPACE, STATEFUL_SET, OPERATION, REVISION, FROM_REVISION);
 
   private OrdinalSearchAttributes() {}
 
   public static SearchAttributes of(SetKey key, String operation, String revision) {
+    return of(key, operation, revision, null);
+  }
+
+  public static SearchAttributes of(SetKey key, String operation, String revision, String fromRevision) {
     SearchAttributes.Builder builder = SearchAttributes.newBuilder()
         .set(NAMESPACE, key.namespace())
         .set(STATEFUL_SET, key.name())
         .set(OPERATION, operation);
     if (revision != null) {
       builder.set(REVISION, revision);
+    }
+    if (fromRevision != null) {
+      builder.set(FROM_REVISION, fromRevision);
     }
     return builder.build();
   }

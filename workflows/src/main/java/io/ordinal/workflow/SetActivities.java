@@ -31,6 +31,20 @@ public interface SetActivities {
   @ActivityMethod
   void deletePod(SetKey key, String podName, String reason);
 
+  /**
+   * Sets the set's {@code Progressing} condition (as a Deployment's), recording an event when it
+   * changes; a no-op when it already says the same.
+   */
+  @ActivityMethod
+  void setProgressing(SetKey key, boolean progressing, String reason, String message);
+
+  /**
+   * Automatic rollback: puts the template of {@code revision} back into the set's spec, unless the
+   * spec no longer asks for {@code failedRevision} (someone changed it since). Returns whether it did.
+   */
+  @ActivityMethod
+  boolean rollBack(SetKey key, String failedRevision, String revision, String reason);
+
   /** Removes a set that is being deleted and has no pods left. PVCs are kept. */
   @ActivityMethod
   void finishDeletion(SetKey key);

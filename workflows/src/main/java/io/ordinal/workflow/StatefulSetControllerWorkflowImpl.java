@@ -45,13 +45,7 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
       Plan plan = Planner.plan(set, Workflow.currentTimeMillis());
       recheck = !plan.converged();
       if (recheck) {
-        // A new generation means the user asked for something (a scale); the same generation
-        // means pods drifted from it (a repair).
-        String operation = set.deleting() ? Operations.DELETE
-            : set.generation() <= handledGeneration ? Operations.REPAIR
-            : !java.util.Objects.equals(set.updateRevision(), set.currentRevision()) ? Operations.ROLLOUT
-            : Operations.SCALE;
-        runOperation(key, operation, sequence++, set.updateRevision());
+        runOperation(set, Operations.choose(set, handledGeneration), sequence++);
       }
       handledGeneration = Math.max(handledGeneration, set.generation());
       if (!recheck && Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS) {
@@ -61,17 +55,23 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
   }
 
   /** Runs one operation as a child workflow and forwards every wake-up to it until it ends. */
-  private void runOperation(SetKey key, String operation, long sequence, String revision) {
+  private void runOperation(SetSnapshot set, String operation, long sequence) {
+    SetKey key = set.key();
+    boolean rollout = Operations.isRollout(operation);
+    String from = rollout ? fromRevision(set) : null;
     OperationWorkflow child = Workflow.newChildWorkflowStub(
         OperationWorkflow.class,
         ChildWorkflowOptions.newBuilder()
             .setWorkflowId(key.operationWorkflowId(operation, sequence))
             .setTaskQueue(Workflow.getInfo().getTaskQueue())
-            .setTypedSearchAttributes(OrdinalSearchAttributes.of(key, operation, revision))
-            .setStaticSummary(operation + " of StatefulSet " + key)
+            .setTypedSearchAttributes(OrdinalSearchAttributes.of(key, operation, set.updateRevision(), from))
+            .setStaticSummary(rollout
+                ? operation + " of StatefulSet " + key + " from revision " + from + " to " + set.updateRevision()
+                : operation + " of StatefulSet " + key)
             .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_TERMINATE)
             .build());
-    Promise<String> outcome = Async.function(child::run, new OperationInput(key, operation));
+    OperationInput input = new OperationInput(key, operation, set.generation(), from, set.updateRevision(), null);
+    Promise<String> outcome = Async.function(child::run, input);
     try {
       Workflow.getWorkflowExecution(child).get();
       while (!outcome.isCompleted()) {
@@ -89,6 +89,18 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
       log.warn("{} of {} failed; retrying after {}", operation, key, RETRY_FAILED_OPERATION_AFTER, e);
       Workflow.sleep(RETRY_FAILED_OPERATION_AFTER);
     }
+  }
+
+  /**
+   * The revision a rollout moves pods away from: the current revision, or, when the update went back
+   * to it (an undo before the rollout completed), the revision the outdated pods run.
+   */
+  private static String fromRevision(SetSnapshot set) {
+    if (!java.util.Objects.equals(set.currentRevision(), set.updateRevision())) {
+      return set.currentRevision();
+    }
+    return set.pods().stream().map(io.ordinal.model.PodSnapshot::revision)
+        .filter(revision -> !revision.equals(set.updateRevision())).findFirst().orElse(set.currentRevision());
   }
 
   @Override

@@ -19,15 +19,15 @@ class RolloutStatusTest {
 
   @Test
   void messagesFollowKubectl() {
-    assertEquals("Waiting for statefulset spec update to be observed...", RolloutStatus.of(set(0, 2, 1, 3, 0, "a", "a")).message());
-    assertEquals("Waiting for 1 pods to be ready...", RolloutStatus.of(set(0, 2, 2, 2, 1, "a", "b")).message());
+    assertEquals("Waiting for statefulset spec update to be observed...", RolloutStatus.of(set(0, 2, 1, 3, 0, "a", "a"), false).message());
+    assertEquals("Waiting for 1 pods to be ready...", RolloutStatus.of(set(0, 2, 2, 2, 1, "a", "b"), false).message());
     assertEquals("waiting for statefulset rolling update to complete 1 pods at revision b...",
-        RolloutStatus.of(set(0, 2, 2, 3, 1, "a", "b")).message());
+        RolloutStatus.of(set(0, 2, 2, 3, 1, "a", "b"), false).message());
     assertEquals("Waiting for partitioned roll out to finish: 0 out of 1 new pods have been updated...",
-        RolloutStatus.of(set(2, 2, 2, 3, 0, "a", "b")).message());
-    RolloutStatus partitioned = RolloutStatus.of(set(2, 2, 2, 3, 1, "a", "b"));
+        RolloutStatus.of(set(2, 2, 2, 3, 0, "a", "b"), false).message());
+    RolloutStatus partitioned = RolloutStatus.of(set(2, 2, 2, 3, 1, "a", "b"), false);
     assertEquals("partitioned roll out complete: 1 new pods have been updated...", partitioned.message());
     assertEquals("Complete", partitioned.phase());
-    assertEquals("Progressing", RolloutStatus.of(set(0, 2, 2, 3, 1, "a", "b")).phase());
+    assertEquals("Progressing", RolloutStatus.of(set(0, 2, 2, 3, 1, "a", "b"), false).phase());
   }
 }

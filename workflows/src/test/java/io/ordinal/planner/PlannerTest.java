@@ -127,6 +127,38 @@ class PlannerTest {
     assertEquals(expected, render(Planner.plan(rolling(replicas, parallel, partition, maxUnavailable, pods), NOW)));
   }
 
+  static Stream<Arguments> pausedRollouts() {
+    return Stream.of(
+        Arguments.of("a paused rollout replaces no pod", 3, false, "0Ra 1Ra 2Rb", "", false),
+        Arguments.of("a paused rollout still recreates a missing pod, at its target revision", 3, false, "0Ra 2Rb", "+1", false),
+        Arguments.of("a paused rollout still scales up", 4, false, "0Ra 1Ra 2Rb", "+3", false),
+        Arguments.of("a paused rollout still replaces a failed pod", 3, false, "0Ra 1Fa 2Rb", "-1", false),
+        Arguments.of("a paused rollout holds even a broken outdated pod (no forced rollback while paused)", 3, true, "0Ra 1Na 2Rb", "", false),
+        Arguments.of("a paused rollout that has nothing left to update is converged", 3, false, "0Rb 1Rb 2Rb", "✓", true),
+        Arguments.of("resumed, it goes on where it stopped", 3, false, "0Ra 1Ra 2Rb", "-1", false));
+  }
+
+  @ParameterizedTest(name = "Paused: {0}")
+  @MethodSource("pausedRollouts")
+  void pausedRollout(String name, int replicas, boolean parallel, String pods, String expected, boolean converged) {
+    boolean paused = !name.startsWith("resumed");
+    SetSnapshot set = rolling(replicas, parallel, 0, 1, pods)
+        .withRollout(new io.ordinal.model.RolloutControl(paused, 600, false, false));
+    Plan plan = Planner.plan(set, NOW);
+    assertEquals(expected, render(plan));
+    assertEquals(converged, plan.converged());
+    if (paused && expected.isEmpty()) {
+      org.junit.jupiter.api.Assertions.assertTrue(plan.waitingFor().contains("resumed"), plan.waitingFor());
+    }
+  }
+
+  @org.junit.jupiter.api.Test
+  void podsOffTargetSeesOutdatedPodsAtOrAbovePartitionOnly() {
+    assertEquals(true, Planner.podsOffTarget(rolling(3, false, 0, 1, "0Rb 1Rb 2Ra")));
+    assertEquals(false, Planner.podsOffTarget(rolling(3, false, 1, 1, "0Ra 1Rb 2Rb")));
+    assertEquals(false, Planner.podsOffTarget(rolling(2, false, 0, 1, "0Rb 1Rb 2Ra")), "a condemned pod does not count");
+  }
+
   @org.junit.jupiter.api.Test
   void onDeleteReplacesNothing() {
     SetSnapshot set = rolling(2, false, 0, 1, "0Ra 1Ra");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
 import io.temporal.client.BatchRequest;
@@ -15,6 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,7 +57,7 @@ class OperationWorkflowTest {
     startController();
     String outcome = operationResult(1);
     assertTrue(outcome.startsWith("converged"), outcome);
-    assertEquals(List.of("+web-0", "+web-1", "+web-2"), world.log);
+    assertEquals(List.of("+web-0@a", "+web-1@a", "+web-2@a"), world.log);
     for (int i = 1; i < 3; i++) {
       long gap = world.createdAt.get(i) - world.createdAt.get(i - 1);
       assertTrue(gap >= 10_000, "web-" + i + " created " + gap + " ms after web-" + (i - 1) + " became Ready");
@@ -74,9 +78,67 @@ class OperationWorkflowTest {
     assertEquals(List.of("-web-2", "-web-1", "-web-0"), world.log);
   }
 
+  @Test
+  void rolloutPastItsProgressDeadlineIsMarkedFailedAndRolledBackByItself() {
+    world.replicas = 3;
+    startController();
+    operationResult(1);
+    world.log.clear();
+    world.broken.add("b");
+    world.updateRevision = "b";
+    world.generation = 2;
+    world.control = new RolloutControl(false, 60, true, false);
+    signalSpecChanged();
+
+    String rollout = result(KEY.operationWorkflowId(Operations.ROLLOUT, 2));
+    assertEquals("superseded: the update revision is now a", rollout);
+    String rollback = result(KEY.operationWorkflowId(Operations.ROLLBACK, 3));
+    assertTrue(rollback.startsWith("converged"), rollback);
+    // web-2 was replaced by a broken pod, which the rollback replaced in turn, with nobody deleting it.
+    assertEquals(List.of("-web-2", "+web-2@b", "-web-2", "+web-2@a"), world.log);
+    assertEquals(List.of("True:RolloutProgressing", "False:ProgressDeadlineExceeded", "True:RolloutProgressing",
+        "True:RolloutComplete"), world.conditions);
+    long stuckFor = world.rolledBackAt - world.brokenCreatedAt;
+    // The clock starts when the rollout does, a moment before the broken pod is created; a durable
+    // timer, not the 15 s safety poll, ends it.
+    assertTrue(stuckFor >= 59_000 && stuckFor < 61_000, "rolled back " + stuckFor + " ms after the broken pod was created");
+    assertEquals("a", world.currentRevision);
+  }
+
+  @Test
+  void failedRolloutWithoutAutoRollbackWaitsAndRecoversWhenPodsBecomeReady() {
+    world.replicas = 2;
+    startController();
+    operationResult(1);
+    world.broken.add("b");
+    world.updateRevision = "b";
+    world.generation = 2;
+    world.control = new RolloutControl(false, 30, false, false);
+    signalSpecChanged();
+    String id = KEY.operationWorkflowId(Operations.ROLLOUT, 2);
+    awaitCondition("False:ProgressDeadlineExceeded");
+    assertTrue(world.rollbacks.isEmpty());
+    world.broken.clear(); // the broken pod heals (say a dependency came back)
+    world.makeReady(1);
+    String outcome = result(id);
+    assertTrue(outcome.startsWith("converged"), outcome);
+    assertEquals("True:RolloutComplete", world.conditions.getLast());
+    assertEquals("b", world.currentRevision);
+  }
+
+  private void awaitCondition(String condition) {
+    for (int i = 0; i < 200 && !world.conditions.contains(condition); i++) {
+      env.sleep(Duration.ofSeconds(1));
+    }
+    assertTrue(world.conditions.contains(condition), world.conditions.toString());
+  }
+
   /** Waits for the controller to start operation {@code sequence}, then for its result. */
   private String operationResult(long sequence) {
-    String id = KEY.operationWorkflowId(Operations.SCALE, sequence);
+    return result(KEY.operationWorkflowId(Operations.SCALE, sequence));
+  }
+
+  private String result(String id) {
     for (int attempt = 0; ; attempt++) {
       try {
         return client.newUntypedWorkflowStub(id).getResult(String.class);
@@ -106,30 +168,59 @@ class OperationWorkflowTest {
     client.signalWithStart(request);
   }
 
-  /** Pods that become Ready the moment they are created and vanish the moment they are deleted. */
+  /**
+   * Pods that become Ready the moment they are created (unless their revision is broken) and vanish
+   * the moment they are deleted; the current revision advances as upstream's status does.
+   */
   class FakeWorld implements SetActivities {
     volatile int replicas;
     volatile long generation = 1;
     volatile int minReadySeconds;
+    volatile String currentRevision = "a";
+    volatile String updateRevision = "a";
+    volatile RolloutControl control = RolloutControl.DEFAULT;
+    volatile long rolledBackAt;
+    volatile long brokenCreatedAt;
+    final Set<String> broken = ConcurrentHashMap.newKeySet();
     final Map<Integer, PodSnapshot> pods = new TreeMap<>();
     final List<String> log = new ArrayList<>();
+    final List<String> conditions = new CopyOnWriteArrayList<>();
+    final List<String> rollbacks = new CopyOnWriteArrayList<>();
     final Map<Integer, Long> createdAt = new TreeMap<>();
 
     @Override
     public synchronized SetSnapshot refresh(SetKey key) {
-      return new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1, "rev", "rev",
-          List.copyOf(pods.values()));
+      boolean allUpdated = pods.size() == replicas && pods.values().stream()
+          .allMatch(p -> p.ready() && p.revision().equals(updateRevision));
+      if (allUpdated) {
+        currentRevision = updateRevision;
+      }
+      return new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
+          currentRevision, updateRevision, List.copyOf(pods.values()), control);
     }
 
     @Override
     public void createPod(SetKey key, int ordinal, String revision) {
       synchronized (this) {
         long now = env.currentTimeMillis();
-        pods.put(ordinal, new PodSnapshot(ordinal, key.podName(ordinal), revision, PodSnapshot.RUNNING, true, now, false));
-        log.add("+" + key.podName(ordinal));
+        boolean ready = !broken.contains(revision);
+        pods.put(ordinal, new PodSnapshot(ordinal, key.podName(ordinal), revision, PodSnapshot.RUNNING, ready,
+            ready ? now : 0, false));
+        log.add("+" + key.podName(ordinal) + "@" + revision);
         createdAt.put(ordinal, now);
+        if (!ready) {
+          brokenCreatedAt = now;
+        }
       }
       notifyController(key, ordinal);
+    }
+
+    void makeReady(int ordinal) {
+      synchronized (this) {
+        PodSnapshot p = pods.get(ordinal);
+        pods.put(ordinal, new PodSnapshot(ordinal, p.name(), p.revision(), p.phase(), true, env.currentTimeMillis(), false));
+      }
+      notifyController(KEY, ordinal);
     }
 
     @Override
@@ -140,6 +231,24 @@ class OperationWorkflowTest {
         log.add("-" + podName);
       }
       notifyController(key, ordinal);
+    }
+
+    @Override
+    public void setProgressing(SetKey key, boolean progressing, String reason, String message) {
+      conditions.add((progressing ? "True:" : "False:") + reason);
+    }
+
+    @Override
+    public synchronized boolean rollBack(SetKey key, String failedRevision, String revision, String reason) {
+      if (!updateRevision.equals(failedRevision)) {
+        return false;
+      }
+      rollbacks.add(failedRevision + "->" + revision);
+      updateRevision = revision;
+      generation++;
+      control = new RolloutControl(control.paused(), control.progressDeadlineSeconds(), control.autoRollback(), true);
+      rolledBackAt = env.currentTimeMillis();
+      return true;
     }
 
     @Override

@@ -1,0 +1,133 @@
+package io.ordinal.api;
+
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.ordinal.model.FieldError;
+import io.ordinal.model.Labels;
+import io.ordinal.model.RolloutControl;
+import io.ordinal.model.RolloutStatus;
+import io.ordinal.model.StatefulSetDefaults;
+import io.ordinal.store.ControllerRevisionRow;
+import io.ordinal.store.EventRecorder;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.RevisionStore;
+import jakarta.inject.Singleton;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Rollout control: pause, resume, undo, restart, status and history. Every verb is a write of the
+ * set's spec (so it is durable, survives restarts and shows in the object) through the same
+ * defaulting, validation and signalling as a PUT; a pause is also fenced into the running rollout.
+ */
+@Singleton
+public class RolloutService {
+  private final StatefulSetService sets;
+  private final RevisionStore revisions;
+  private final EventRecorder events;
+
+  public RolloutService(StatefulSetService sets, RevisionStore revisions, EventRecorder events) {
+    this.sets = sets;
+    this.revisions = revisions;
+    this.events = events;
+  }
+
+  /** One entry of {@code rollout history}. */
+  public record HistoryEntry(long revision, String name, String changeCause, String time) {}
+
+  public record History(String kind, String statefulSet, List<HistoryEntry> revisions) {}
+
+  /** Body of {@code POST undo}; without toRevision (or 0) the previous revision. */
+  public record UndoRequest(Long toRevision) {}
+
+  public StatefulSet pause(String namespace, String name) {
+    requireRollingUpdate(sets.get(namespace, name), "pause");
+    return sets.patch(namespace, name, set -> {
+      RolloutControl.setPaused(set, true);
+      return set;
+    });
+  }
+
+  public StatefulSet resume(String namespace, String name) {
+    requireRollingUpdate(sets.get(namespace, name), "resume");
+    return sets.patch(namespace, name, set -> {
+      RolloutControl.setPaused(set, false);
+      return set;
+    });
+  }
+
+  /** Like {@code kubectl rollout restart}: a new template annotation, so every pod is replaced in order. */
+  public StatefulSet restart(String namespace, String name) {
+    String now = KubeJson.timestamp(Instant.now());
+    return sets.patch(namespace, name, set -> {
+      var template = set.getSpec().getTemplate();
+      if (template.getMetadata() == null) {
+        template.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+      }
+      Map<String, String> annotations = new LinkedHashMap<>(
+          template.getMetadata().getAnnotations() == null ? Map.of() : template.getMetadata().getAnnotations());
+      annotations.put(Labels.RESTARTED_AT_ANNOTATION, now);
+      template.getMetadata().setAnnotations(annotations);
+      return set;
+    });
+  }
+
+  /**
+   * Like {@code kubectl rollout undo}: puts back the template of {@code toRevision}, or of the
+   * revision before the newest. Pods created from the abandoned revision are replaced by the
+   * rollout that follows, broken ones first, with nobody deleting them by hand.
+   */
+  public StatefulSet undo(String namespace, String name, UndoRequest request) {
+    StatefulSet set = sets.get(namespace, name);
+    long wanted = request == null || request.toRevision() == null ? 0 : request.toRevision();
+    List<ControllerRevisionRow> history = revisions.history(namespace, name);
+    if (wanted < 0) {
+      throw invalid(name, new FieldError("FieldValueInvalid", "toRevision",
+          "Invalid value: " + wanted + ": must be greater than or equal to 0"));
+    }
+    ControllerRevisionRow target;
+    if (wanted == 0) {
+      if (history.size() < 2) {
+        throw ApiException.badRequest("no rollout history found for statefulset \"" + name + "\": nothing to undo");
+      }
+      target = history.get(history.size() - 2);
+    } else {
+      target = history.stream().filter(r -> r.revision() == wanted).findFirst().orElseThrow(() -> invalid(name,
+          new FieldError("FieldValueNotFound", "toRevision", "Not found: " + wanted + ": no such revision in history ("
+              + history.stream().map(r -> Long.toString(r.revision())).toList() + ")")));
+    }
+    StatefulSet reverted = sets.patch(namespace, name, current -> RevisionStore.revertedTo(current, target));
+    if (!reverted.getMetadata().getGeneration().equals(set.getMetadata().getGeneration())) {
+      events.record(namespace, "StatefulSet", name, set.getMetadata().getUid(), EventRecorder.NORMAL, "RollingBack",
+          "rollout undo: rolling back to revision " + target.revision() + " (" + target.name() + ")");
+    }
+    return reverted;
+  }
+
+  public RolloutStatus status(String namespace, String name) {
+    StatefulSet set = sets.get(namespace, name);
+    String update = set.getStatus() == null ? null : set.getStatus().getUpdateRevision();
+    boolean rollingBack = update != null && revisions.find(namespace, update).map(ControllerRevisionRow::rolledBack).orElse(false);
+    return RolloutStatus.of(set, rollingBack);
+  }
+
+  public History history(String namespace, String name) {
+    sets.get(namespace, name); // 404 for an unknown set
+    return new History("RolloutHistory", name, revisions.history(namespace, name).stream()
+        .map(r -> new HistoryEntry(r.revision(), r.name(), r.changeCause(), KubeJson.timestamp(r.updatedAt())))
+        .toList());
+  }
+
+  private static void requireRollingUpdate(StatefulSet set, String verb) {
+    if (!StatefulSetDefaults.ROLLING_UPDATE.equals(set.getSpec().getUpdateStrategy().getType())) {
+      throw ApiException.badRequest("cannot " + verb + " the rollout of statefulset \"" + set.getMetadata().getName()
+          + "\": spec.updateStrategy.type is " + set.getSpec().getUpdateStrategy().getType()
+          + "; only RollingUpdate rollouts can be paused");
+    }
+  }
+
+  private static ApiException invalid(String name, FieldError error) {
+    return ApiException.invalid(StatefulSetService.GROUP, "RolloutUndo", name, List.of(error));
+  }
+}
