@@ -72,9 +72,7 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
     StatefulSet set = found.get();
     var spec = set.getSpec();
     StatefulSetStatus previous = set.getStatus();
-    int collisions = previous.getCollisionCount() == null ? 0 : previous.getCollisionCount();
-    RevisionStore.Ensured update = revisions.ensure(key.namespace(), key.name(), spec.getTemplate(), collisions,
-        annotation(set, Labels.CHANGE_CAUSE_ANNOTATION));
+    RevisionStore.Ensured update = revisions.ensure(set);
     List<PodSnapshot> observed = pods.ofSet(key.namespace(), key.name()).stream().map(PodStore::snapshot).toList();
     boolean rolling = StatefulSetDefaults.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
@@ -130,9 +128,7 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
         return false;
       }
       StatefulSet set = found.get();
-      int collisions = set.getStatus().getCollisionCount() == null ? 0 : set.getStatus().getCollisionCount();
-      String asked = revisions.ensure(key.namespace(), key.name(), set.getSpec().getTemplate(), collisions,
-          annotation(set, Labels.CHANGE_CAUSE_ANNOTATION)).name();
+      String asked = revisions.ensure(set).name();
       if (!asked.equals(failedRevision)) {
         return false; // the spec moved on since the rollout failed: that newer intent wins
       }

@@ -74,6 +74,15 @@ public class RevisionStore {
     }
   }
 
+  /** {@link #ensure} for the set's own template, collision count and change-cause. */
+  @Transactional
+  public Ensured ensure(StatefulSet set) {
+    Integer collisions = set.getStatus() == null ? null : set.getStatus().getCollisionCount();
+    var annotations = set.getMetadata().getAnnotations();
+    return ensure(set.getMetadata().getNamespace(), set.getMetadata().getName(), set.getSpec().getTemplate(),
+        collisions == null ? 0 : collisions, annotations == null ? null : annotations.get(Labels.CHANGE_CAUSE_ANNOTATION));
+  }
+
   /** A set's revisions, oldest number first. */
   public List<ControllerRevisionRow> history(String namespace, String setName) {
     return revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);

@@ -81,6 +81,9 @@ public class RolloutService {
   public StatefulSet undo(String namespace, String name, UndoRequest request) {
     StatefulSet set = sets.get(namespace, name);
     long wanted = request == null || request.toRevision() == null ? 0 : request.toRevision();
+    // The spec's template gets its revision now if the controller has not observed it yet, so that
+    // "previous" means the one before what the spec asks for.
+    revisions.ensure(set);
     List<ControllerRevisionRow> history = revisions.history(namespace, name);
     if (wanted < 0) {
       throw invalid(name, new FieldError("FieldValueInvalid", "toRevision",

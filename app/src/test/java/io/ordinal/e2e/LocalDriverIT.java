@@ -119,6 +119,50 @@ class LocalDriverIT {
   }
 
   @Test
+  void rollingUpdateReplacesProcessesHighestFirstKeepsVolumesAndUndoRecoversFromABrokenRevision() throws Exception {
+    String ns = "local-rollout";
+    ObjectNode set = httpSet("roll", 3);
+    setCommand(set, "v1");
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    String v1 = api.awaitConverged(ns, "roll", 3, TIMEOUT).at("/status/currentRevision").asText();
+
+    setCommand(set, "v2");
+    assertEquals(200, api.put(Api.SETS.formatted(ns) + "/roll", "application/json", KubeJson.write(set)).code());
+    JsonNode rolled = api.await(Api.SETS.formatted(ns) + "/roll/rollout/status", TIMEOUT,
+        r -> r.json().path("phase").asText().equals("Complete") && !r.json().path("currentRevision").asText().equals(v1));
+    String v2 = rolled.path("currentRevision").asText();
+    assertEquals(List.of("-roll-2", "+roll-2", "-roll-1", "+roll-1", "-roll-0", "+roll-0"),
+        api.podOperations(ns).subList(3, 9));
+    for (int i = 0; i < 3; i++) {
+      String ip = pod(ns, "roll-" + i).at("/status/podIP").asText();
+      assertEquals("v2", fetch("http://" + ip + ":8080/version").trim());
+      assertEquals("v1\nv2\n", fetch("http://" + ip + ":8080/versions"), "the PVC outlived the v1 process");
+    }
+
+    // A revision whose server never starts: the rollout gets stuck on roll-2, and undo recovers.
+    ((ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2,
+        KubeJson.JSON.getNodeFactory().textNode("exec sleep 100000"));
+    assertEquals(200, api.put(Api.SETS.formatted(ns) + "/roll", "application/json", KubeJson.write(set)).code());
+    api.await("/api/v1/namespaces/" + ns + "/pods/roll-2", TIMEOUT, r -> r.code() == 200
+        && !r.json().at("/metadata/labels/controller-revision-hash").asText().equals(v2)
+        && r.json().at("/status/phase").asText().equals("Running"));
+    Api.sleep(2_000);
+    assertEquals("v2", fetch("http://" + pod(ns, "roll-1").at("/status/podIP").asText() + ":8080/version").trim(),
+        "roll-1 is not touched while roll-2 is not Ready");
+    assertEquals(200, api.post(Api.SETS.formatted(ns) + "/roll/rollout/undo", null, null).code());
+    JsonNode back = api.awaitConverged(ns, "roll", 3, TIMEOUT);
+    assertEquals(v2, back.at("/status/currentRevision").asText());
+    assertEquals("v2", fetch("http://" + pod(ns, "roll-2").at("/status/podIP").asText() + ":8080/version").trim());
+  }
+
+  /** Each start records its version in the pod's volume, then serves the volume. */
+  static void setCommand(ObjectNode set, String version) {
+    ((ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2, KubeJson.JSON.getNodeFactory().textNode(
+        "echo $(POD_NAME) > /data/whoami; echo " + version + " > /data/version; echo " + version + " >> /data/versions;"
+            + " cd /data && exec python3 -m http.server 8080 --bind $(POD_IP)"));
+  }
+
+  @Test
   void crashedContainerRestartsWithBackOffAndCountsRestarts() {
     String ns = "local-crash";
     assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",

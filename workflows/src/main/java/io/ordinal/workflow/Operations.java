@@ -41,8 +41,9 @@ public final class Operations {
     return ROLLOUT.equals(operation) || ROLLBACK.equals(operation);
   }
 
+  /** Pods must move to another revision. Under OnDelete nothing moves by itself: no rollout. */
   private static boolean updating(SetSnapshot set) {
-    return !Objects.equals(set.updateRevision(), set.currentRevision())
-        || set.rollingUpdate() && Planner.podsOffTarget(set);
+    return set.rollingUpdate()
+        && (!Objects.equals(set.updateRevision(), set.currentRevision()) || Planner.podsOffTarget(set));
   }
 }
