@@ -32,7 +32,12 @@ public class StatefulSetService {
   static final String GROUP = "apps";
   static final String KIND = "StatefulSet";
   static final String RESOURCE = "statefulsets.apps";
-  private static final int WRITE_ATTEMPTS = 5;
+  /**
+   * An unconditional write (no resourceVersion) re-applies to the newer object after a conflict, as
+   * the API server's optimistic update loop does; each attempt lets one racing writer through, so
+   * this bounds only pathological contention.
+   */
+  private static final int WRITE_ATTEMPTS = 200;
 
   private final StatefulSetStore store;
   private final SetSignals signals;
@@ -98,6 +103,7 @@ public class StatefulSetService {
         stored = mapStoreErrors(name, () -> store.update(set, expected));
       } catch (ApiException e) {
         if (unconditional && isConflict(e) && attempt < WRITE_ATTEMPTS) {
+          backOff(attempt);
           continue;
         }
         throw e;
@@ -140,7 +146,18 @@ public class StatefulSetService {
         if (pinned || !isConflict(e) || attempt >= WRITE_ATTEMPTS) {
           throw e;
         }
+        backOff(attempt);
       }
+    }
+  }
+
+  /** A short random pause, so that writers that just collided do not collide again in lockstep. */
+  private static void backOff(int attempt) {
+    try {
+      Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(1, 2 + Math.min(attempt, 20)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw ApiException.of(503, "ServiceUnavailable", "interrupted while retrying a conflicting write");
     }
   }
 

@@ -124,12 +124,43 @@ final class OrdinalService implements AutoCloseable {
   /** Pods outlive the service by design; a test run kills the local pods its service left behind. */
   @Override
   public void close() {
+    recordHistories();
     try {
       stop();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     killLocalPods();
+  }
+
+  /**
+   * With {@code -Dordinal.recordHistories=<dir>}, saves the history of every workflow of this
+   * service (running ones up to now) as JSON, the input of the replay (determinism) tests.
+   */
+  void recordHistories() {
+    String dir = System.getProperty("ordinal.recordHistories");
+    if (dir == null || dir.isBlank() || process == null || !process.isAlive()) {
+      return;
+    }
+    var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
+        io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:" + temporalPort).build());
+    try {
+      var client = io.temporal.client.WorkflowClient.newInstance(stubs);
+      Path target = Files.createDirectories(Path.of(dir));
+      client.listExecutions("").forEach(execution -> {
+        String id = execution.getExecution().getWorkflowId();
+        String json = client.fetchHistory(id, execution.getExecution().getRunId()).toJson(true);
+        try {
+          Files.writeString(target.resolve(id.replace('/', '_') + "_" + execution.getExecution().getRunId() + ".json"), json);
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } finally {
+      stubs.shutdown();
+    }
   }
 
   void killLocalPods() {

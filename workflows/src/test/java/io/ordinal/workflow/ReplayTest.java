@@ -1,0 +1,46 @@
+package io.ordinal.workflow;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.temporal.testing.WorkflowReplayer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Determinism: histories recorded from real runs (src/test/resources/histories, see its README)
+ * must replay against the current workflow code. A change that would break running workflows on
+ * upgrade fails here.
+ */
+class ReplayTest {
+  static final Path HISTORIES = Path.of("src", "test", "resources", "histories");
+  /** The scenarios the recorded set must cover (file name prefixes). */
+  static final List<String> SCENARIOS = List.of("controller", "scale-up", "scale-down", "rollout", "rollout-paused",
+      "rollout-partitioned", "rollback-after-undo", "rollout-auto-rolled-back", "delete");
+
+  static Stream<Path> histories() throws IOException {
+    try (Stream<Path> files = Files.list(HISTORIES)) {
+      return files.filter(f -> f.toString().endsWith(".json")).sorted().toList().stream();
+    }
+  }
+
+  @Test
+  void everyScenarioHasARecordedHistory() throws IOException {
+    List<String> names = histories().map(p -> p.getFileName().toString()).toList();
+    for (String scenario : SCENARIOS) {
+      assertTrue(names.contains(scenario + ".json"), "no recorded history for " + scenario + " in " + names);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("histories")
+  void replaysDeterministically(Path history) throws Exception {
+    WorkflowReplayer.replayWorkflowExecution(history.toFile(),
+        StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+  }
+}
