@@ -51,6 +51,13 @@ public class ErrorHandlers {
     return KubeCodec.respond(request, 400, ApiException.badRequest(e.getMessage()).status());
   }
 
+  /** A query or path parameter that does not convert (say {@code tailLines=2147483648}). */
+  @Error(global = true, exception = io.micronaut.core.convert.exceptions.ConversionErrorException.class)
+  public HttpResponse<String> unconvertible(HttpRequest<?> request,
+      io.micronaut.core.convert.exceptions.ConversionErrorException e) {
+    return KubeCodec.respond(request, 400, ApiException.badRequest(e.getMessage()).status());
+  }
+
   @Error(global = true, exception = Exception.class)
   public HttpResponse<String> unexpected(HttpRequest<?> request, Exception e) {
     log.error("unexpected error on {} {}", request.getMethodName(), request.getPath(), e);

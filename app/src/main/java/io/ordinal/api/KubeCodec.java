@@ -2,12 +2,14 @@ package io.ordinal.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
 import io.ordinal.store.KubeJson;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -17,15 +19,23 @@ public final class KubeCodec {
   public static final String MERGE_PATCH = "application/merge-patch+json";
   public static final String JSON_PATCH = "application/json-patch+json";
   static final List<String> BODY_TYPES = List.of(MediaType.APPLICATION_JSON, YAML);
+  /** Request attribute: warnings for the response's Warning headers. */
+  private static final String WARNINGS = "ordinal.warnings";
+  private static final int MAX_WARNINGS = 32;
+  private static final int MAX_WARNING_LENGTH = 256;
 
   private KubeCodec() {}
 
-  /** Parses a body sent as JSON or YAML; 415 for other media types, 400 for a malformed body. */
+  /**
+   * Parses a body sent as JSON or YAML; 415 for other media types, 400 for a malformed body. Fields
+   * the type does not have are dropped with a {@code Warning} header, ignored, or refused, as the
+   * request's {@code fieldValidation} (Warn, the default, Ignore or Strict) asks, like Kubernetes.
+   */
   public static <T> T read(HttpRequest<?> request, String body, Class<T> type) {
-    return read(mediaType(request), body, type);
+    return read(request, mediaType(request), body, type);
   }
 
-  static <T> T read(String mediaType, String body, Class<T> type) {
+  static <T> T read(HttpRequest<?> request, String mediaType, String body, Class<T> type) {
     ObjectMapper mapper = switch (mediaType) {
       case "", MediaType.APPLICATION_JSON -> KubeJson.JSON;
       case YAML, "application/x-yaml", "text/yaml" -> KubeJson.YAML;
@@ -35,11 +45,24 @@ public final class KubeCodec {
       throw ApiException.badRequest("the request body is empty");
     }
     try {
-      T value = mapper.readValue(body, type);
-      if (value == null) {
+      JsonNode tree = mapper.readTree(body);
+      if (tree == null || tree.isMissingNode() || tree.isNull()) {
         throw ApiException.badRequest("the request body is empty");
       }
-      return value;
+      List<String> unknown = tree.isObject() ? UnknownFields.strip(tree, type) : List.of();
+      if (!unknown.isEmpty()) {
+        switch (fieldValidation(request)) {
+          case "Strict" -> throw ApiException.badRequest("strict decoding error: " + String.join(", ",
+              unknown.stream().map(f -> "unknown field \"" + f + "\"").toList()));
+          case "Warn" -> {
+            List<String> warnings = new ArrayList<>(request.getAttribute(WARNINGS, List.class).orElse(List.of()));
+            unknown.forEach(f -> warnings.add("unknown field \"" + f + "\""));
+            request.setAttribute(WARNINGS, warnings);
+          }
+          default -> { } // Ignore
+        }
+      }
+      return mapper.treeToValue(tree, type);
     } catch (JsonMappingException e) {
       String path = e.getPath().stream()
           .map(ref -> ref.getFieldName() != null ? ref.getFieldName() : "[" + ref.getIndex() + "]")
@@ -49,6 +72,18 @@ public final class KubeCodec {
     } catch (JsonProcessingException e) {
       throw ApiException.badRequest("the request body could not be decoded: " + e.getOriginalMessage());
     }
+  }
+
+  /** {@code ?fieldValidation=}: Warn unless the client asks otherwise. */
+  private static String fieldValidation(HttpRequest<?> request) {
+    String value = request.getParameters().get("fieldValidation");
+    if (value == null || value.isEmpty()) {
+      return "Warn";
+    }
+    if (!List.of("Ignore", "Warn", "Strict").contains(value)) {
+      throw ApiException.badRequest("fieldValidation must be Ignore, Warn or Strict, not \"" + value + "\"");
+    }
+    return value;
   }
 
   /** The request's media type without parameters, lower case; "" when absent. */
@@ -66,12 +101,38 @@ public final class KubeCodec {
     boolean yaml = wantsYaml(request);
     try {
       String text = yaml ? KubeJson.YAML.writeValueAsString(body) : KubeJson.JSON.writeValueAsString(body);
-      return HttpResponse.<String>status(io.micronaut.http.HttpStatus.valueOf(code))
+      MutableHttpResponse<String> response = HttpResponse.<String>status(io.micronaut.http.HttpStatus.valueOf(code))
           .contentType(yaml ? YAML : MediaType.APPLICATION_JSON)
           .body(text);
+      List<?> warnings = request.getAttribute(WARNINGS, List.class).orElse(List.of());
+      // RFC 7234 warn-code 299 ("miscellaneous persistent warning"), as the API server sends them.
+      warnings.stream().limit(MAX_WARNINGS)
+          .forEach(w -> response.getHeaders().add("Warning", "299 - \"" + headerSafe(w.toString()) + "\""));
+      return response;
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * A warning as a header value: quotes and backslashes escaped, anything outside printable ASCII
+   * written as {@code \\uXXXX} (field names come from the client and may hold anything), truncated.
+   */
+  static String headerSafe(String text) {
+    StringBuilder out = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      if (out.length() >= MAX_WARNING_LENGTH) {
+        return out.append("...").toString();
+      }
+      if (c == '"' || c == '\\') {
+        out.append('\\').append(c);
+      } else if (c < 0x20 || c > 0x7e) {
+        out.append(String.format("\\u%04x", (int) c));
+      } else {
+        out.append(c);
+      }
+    }
+    return out.toString();
   }
 
   static boolean wantsYaml(HttpRequest<?> request) {

@@ -36,7 +36,7 @@ final class Patches {
     } catch (JsonException | ClassCastException | IllegalArgumentException e) {
       throw ApiException.badRequest("the patch could not be applied: " + e.getMessage());
     }
-    return KubeCodec.read("application/json", patched.toString(), type);
+    return KubeCodec.read(request, "application/json", patched.toString(), type);
   }
 
   private static JsonValue parse(String text) {

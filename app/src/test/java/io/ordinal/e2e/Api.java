@@ -17,7 +17,8 @@ import java.util.function.Predicate;
 final class Api {
   static final String SETS = "/apis/apps/v1/namespaces/%s/statefulsets";
 
-  record Reply(int code, String contentType, String body) {
+  /** @param warnings the values of the response's Warning headers */
+  record Reply(int code, String contentType, String body, List<String> warnings) {
     JsonNode json() {
       try {
         return KubeJson.JSON.readTree(body);
@@ -69,7 +70,8 @@ final class Api {
     }
     try {
       HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-      return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), response.body());
+      return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), response.body(),
+          response.headers().allValues("Warning"));
     } catch (IOException | InterruptedException e) {
       throw new IllegalStateException(method + " " + path + ": " + e, e);
     }

@@ -208,4 +208,48 @@ class ApiIT {
     assertEquals(reason, status.path("reason").asText(), reply.body());
     assertEquals(code, status.path("code").asInt());
   }
+
+  @Test
+  void unknownFieldsAreDroppedWithAWarningAsKubernetesDoes() {
+    String ns = "unknown-fields";
+    com.fasterxml.jackson.databind.node.ObjectNode set = Manifests.web("web", 1, 0, java.util.Map.of());
+    ((com.fasterxml.jackson.databind.node.ObjectNode) set.get("spec")).put("replicaz", 3);
+    ((com.fasterxml.jackson.databind.node.ObjectNode) set.at("/spec/template/spec/containers/0")).put("imagePullPolice", "Always");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) set.get("spec")).putObject("updateStrategy").put("type", "RollingUpdate")
+        .putObject("rollingUpdate").put("paused", false);
+
+    Api.Reply strict = api.post(sets(ns) + "?fieldValidation=Strict", "application/json", Manifests.json(set));
+    assertEquals(400, strict.code(), strict.body());
+    assertEquals("strict decoding error: unknown field \"spec.replicaz\", unknown field "
+        + "\"spec.template.spec.containers[0].imagePullPolice\"", strict.json().get("message").asText());
+    assertEquals(400, api.post(sets(ns) + "?fieldValidation=Sometimes", "application/json", Manifests.json(set)).code());
+
+    Api.Reply warned = api.post(sets(ns), "application/json", Manifests.json(set));
+    assertEquals(201, warned.code(), warned.body());
+    assertEquals(java.util.List.of("299 - \"unknown field \\\"spec.replicaz\\\"\"",
+        "299 - \"unknown field \\\"spec.template.spec.containers[0].imagePullPolice\\\"\""), warned.warnings());
+    com.fasterxml.jackson.databind.JsonNode stored = api.set(ns, "web");
+    assertTrue(stored.at("/spec/replicaz").isMissingNode(), "the unknown field was stored");
+    assertTrue(stored.at("/spec/template/spec/containers/0/imagePullPolice").isMissingNode());
+    assertEquals(false, stored.at("/spec/updateStrategy/rollingUpdate/paused").asBoolean(true), "paused is Ordinal's own field");
+
+    Api.Reply ignored = api.patch(sets(ns) + "/web?fieldValidation=Ignore", "application/merge-patch+json",
+        "{\"spec\":{\"colour\":\"blue\"}}");
+    assertEquals(200, ignored.code(), ignored.body());
+    assertTrue(ignored.warnings().isEmpty(), ignored.warnings().toString());
+    Api.Reply patched = api.patch(sets(ns) + "/web", "application/merge-patch+json", "{\"metadata\":{\"colour\":\"blue\"}}");
+    assertEquals(java.util.List.of("299 - \"unknown field \\\"metadata.colour\\\"\""), patched.warnings());
+    // Found by fuzzing: a field name that is not printable ASCII made the Warning header invalid (500).
+    Api.Reply odd = api.patch(sets(ns) + "/web", "application/merge-patch+json", "{\"spec\":{\"\\u00e9\\n\":1}}");
+    assertEquals(200, odd.code(), odd.body());
+    assertEquals(java.util.List.of("299 - \"unknown field \\\"spec.\\u00e9\\u000a\\\"\""), odd.warnings());
+  }
+
+  @Test
+  void aQueryParameterOutOfRangeIsABadRequest() {
+    // Found by fuzzing: tailLines beyond int32 was a 500.
+    Api.Reply reply = api.get("/api/v1/namespaces/default/pods/web-0/log?tailLines=2147483648");
+    assertEquals(400, reply.code(), reply.body());
+    assertTrue(reply.json().get("message").asText().contains("tailLines"), reply.body());
+  }
 }

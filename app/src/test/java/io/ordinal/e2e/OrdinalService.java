@@ -25,9 +25,16 @@ final class OrdinalService implements AutoCloseable {
   final int httpPort;
   final int temporalPort;
   private final Path log;
+  private final java.util.Map<String, String> extraEnv;
   private Process process;
 
   OrdinalService(String name) throws IOException {
+    this(name, java.util.Map.of());
+  }
+
+  /** @param extraEnv settings for this service (for example {@code ORDINAL_DRIVER}) */
+  OrdinalService(String name, java.util.Map<String, String> extraEnv) throws IOException {
+    this.extraEnv = extraEnv;
     this.dataDir = Path.of("target", "e2e", name + "-" + System.currentTimeMillis()).toAbsolutePath();
     Files.createDirectories(dataDir);
     this.httpPort = freePort();
@@ -69,6 +76,7 @@ final class OrdinalService implements AutoCloseable {
     env.put("ORDINAL_TEMPORAL_HEADLESS", "true");
     env.remove("TEMPORAL_ADDRESS");
     env.remove("ORDINAL_DB_URL");
+    env.putAll(extraEnv);
     process = builder.start();
     awaitHealthy(Duration.ofSeconds(120));
   }

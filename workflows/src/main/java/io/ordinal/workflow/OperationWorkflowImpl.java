@@ -75,7 +75,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       long wakeAt = earliest(plan.wakeAtMillis(), deadline);
       Duration timeout = wakeAt > 0 ? Duration.ofMillis(Math.max(1, wakeAt - now)) : SAFETY_POLL;
       Workflow.await(timeout, () -> woken || pauseRequested);
-      if (Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS) {
+      if (HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.continueAsNew(input.withProgress(progress));
       }
     }

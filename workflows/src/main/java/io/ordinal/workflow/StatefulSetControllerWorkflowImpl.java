@@ -48,7 +48,7 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
         runOperation(set, Operations.choose(set, handledGeneration), sequence++);
       }
       handledGeneration = Math.max(handledGeneration, set.generation());
-      if (!recheck && Workflow.getInfo().getHistoryLength() > MAX_HISTORY_EVENTS) {
+      if (!recheck && HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.continueAsNew(new ControllerInput(key, sequence, handledGeneration, specChanged, podsChanged));
       }
     }

@@ -1,0 +1,81 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * schemathesis fuzzes every operation of {@code /openapi.yaml} against a real service: no response
+ * may be a 5xx and every documented response must match its schema. CI runs a short pass
+ * ({@code ordinal.fuzz.examples} per operation, default 40); the figures go to
+ * {@code app/target/benchmarks/api-fuzz.md}. The service runs the sim driver by default, so that
+ * no fuzzed manifest starts a real process.
+ */
+class ApiFuzzIT {
+  static final int EXAMPLES = Integer.getInteger("ordinal.fuzz.examples", 40);
+  static final String SEED = System.getProperty("ordinal.fuzz.seed", "20261122");
+  /** CI: examples and random fuzzing; the long run adds the coverage and stateful phases. */
+  static final String PHASES = System.getProperty("ordinal.fuzz.phases", "examples,fuzzing");
+
+  @Test
+  void fuzzedRequestsGetNoServerErrorAndMatchTheDocumentedSchemas() throws Exception {
+    String schemathesis = System.getenv().getOrDefault("ORDINAL_SCHEMATHESIS", "../.tools/venv/bin/schemathesis");
+    assertTrue(Files.isExecutable(Path.of(schemathesis)), "schemathesis is installed by ./ordinal test: " + schemathesis);
+    try (OrdinalService service = new OrdinalService("fuzz", Map.of("ORDINAL_DRIVER", "sim"))) {
+      service.start();
+      Path dir = Files.createDirectories(Path.of("target", "benchmarks").toAbsolutePath());
+      Path output = dir.resolve("api-fuzz.log");
+      String base = "http://127.0.0.1:" + service.httpPort;
+      Instant start = Instant.now();
+      Process fuzz = new ProcessBuilder(schemathesis, "run", base + "/openapi.yaml", "--url", base,
+          "--checks", "not_a_server_error,response_schema_conformance",
+          "--max-examples", Integer.toString(EXAMPLES), "--seed", SEED, "--workers", "2", "--phases", PHASES,
+          "--suppress-health-check", "all", "--generation-database", "none",
+          "--report", "junit", "--report-junit-path", dir.resolve("api-fuzz-junit.xml").toString())
+          .redirectErrorStream(true).redirectOutput(output.toFile())
+          .start();
+      boolean finished = fuzz.waitFor(20, TimeUnit.MINUTES);
+      if (!finished) {
+        fuzz.descendants().forEach(ProcessHandle::destroyForcibly);
+        fuzz.destroyForcibly();
+      }
+      String log = Files.readString(output);
+      Duration took = Duration.between(start, Instant.now());
+      String cases = find(log, "Test cases:\\s*([^\\n]*)");
+      String report = """
+          # API fuzzing (schemathesis, phases %s, %s examples per operation, seed %s)
+
+          - test cases: %s
+          - checks: not_a_server_error, response_schema_conformance; exit code %s; %.0f s
+          - log: app/target/benchmarks/api-fuzz.log, JUnit: api-fuzz-junit.xml
+
+          Reproduce: `./ordinal mvn verify -pl app -am -Dsurefire.skip=true -Dit.test=ApiFuzzIT \
+          -Dordinal.fuzz.phases=examples,coverage,fuzzing,stateful -Dordinal.fuzz.examples=50`
+          """.formatted(PHASES, EXAMPLES, SEED, cases, finished ? fuzz.exitValue() : "timeout", took.toMillis() / 1000.0);
+      Files.writeString(dir.resolve("api-fuzz.md"), report);
+      System.out.println(report);
+      assertTrue(finished, "schemathesis did not finish:\n" + tail(log));
+      assertEquals(0, fuzz.exitValue(), "schemathesis found failures:\n" + tail(log));
+    }
+  }
+
+  static String find(String text, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(text);
+    return m.find() ? m.group(1).trim() : "(not reported)";
+  }
+
+  static String tail(String log) {
+    List<String> lines = log.lines().toList();
+    return String.join("\n", lines.subList(Math.max(0, lines.size() - 120), lines.size()));
+  }
+}
