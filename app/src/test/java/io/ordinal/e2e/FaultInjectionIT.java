@@ -1,0 +1,455 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fault injection against the real stack (service process, Temporal dev server, PostgreSQL; sim
+ * and local drivers). While sets scale and roll out, faults land at random instants: kill -9 of
+ * the service and a restart, a stop and restart of the Temporal dev server, of PostgreSQL,
+ * deletion of random pods, a local pod's process killed. An invariant checker samples throughout
+ * and checks again at the end. CI runs a short trial ({@code ordinal.faults.kills}, default 3
+ * service kills); the long run is documented in docs/RELIABILITY.md. Figures go to
+ * {@code app/target/benchmarks/fault-injection.md}.
+ */
+class FaultInjectionIT {
+  static final int KILLS = Integer.getInteger("ordinal.faults.kills", 3);
+  static final long SEED = Long.getLong("ordinal.faults.seed", 20261122L);
+  static final String NS = "faults";
+  static final List<String> SIM_SETS = List.of("ordered", "ordered-minready", "parallel");
+  static final String LOCAL_SET = "local";
+  static final Duration CONVERGE = Duration.ofMinutes(5);
+
+  final Random random = new Random(SEED);
+  final Map<String, Integer> faults = new TreeMap<>();
+  final List<String> violations = Collections.synchronizedList(new ArrayList<>());
+  final List<String> sets = new ArrayList<>();
+  OrdinalService service;
+  Api api;
+  /** Helpers this harness relaunched itself (Temporal, PostgreSQL): stopped at the end. */
+  final List<Long> relaunched = new ArrayList<>();
+
+  @Test
+  void invariantsHoldWhileTheServiceTemporalAndPostgresCrashAndPodsDie() throws Exception {
+    service = new OrdinalService("faults", Map.of("ORDINAL_DRIVER", "sim"));
+    Checker checker = null;
+    try {
+      service.start();
+      api = service.api();
+      createSets();
+      checker = new Checker();
+      checker.start();
+      Instant start = Instant.now();
+      int kills = 0;
+      while (kills < KILLS) {
+        changeSpec();
+        Api.sleep(500 + random.nextInt(2500));
+        int dice = random.nextInt(100);
+        if (dice < 35) {
+          killService();
+          kills++;
+        } else if (dice < 45) {
+          restartTemporal();
+        } else if (dice < 55) {
+          restartPostgres();
+        } else if (dice < 80) {
+          deletePod();
+        } else {
+          killLocalProcess();
+        }
+      }
+      Instant lastFault = Instant.now();
+      service.awaitHealthy(Duration.ofMinutes(2));
+      for (String set : sets) {
+        awaitConverged(set);
+      }
+      Duration converge = Duration.between(lastFault, Instant.now());
+      checker.stop();
+      checker.finalChecks();
+      report(Duration.between(start, lastFault), converge, checker);
+      assertEquals(List.of(), violations, "invariant violations");
+    } finally {
+      if (checker != null) {
+        checker.stop();
+      }
+      service.close();
+      relaunched.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+    }
+  }
+
+  // ---- workload ----
+
+  void createSets() {
+    for (String name : SIM_SETS) {
+      ObjectNode set = Manifests.web(name, 3, name.endsWith("minready") ? 1 : 0, Map.of("SIM_READY_DELAY_MS", "200"));
+      if (name.equals("parallel")) {
+        ((ObjectNode) set.get("spec")).put("podManagementPolicy", "Parallel");
+      }
+      post(set);
+      sets.add(name);
+    }
+    ObjectNode local = LocalDriverIT.commandSet(LOCAL_SET, 3, "/bin/sh", "-c", "exec sleep 100000");
+    post(local);
+    sets.add(LOCAL_SET);
+    for (String name : sets) {
+      api.awaitConverged(NS, name, 3, CONVERGE);
+    }
+  }
+
+  void post(ObjectNode set) {
+    Api.Reply reply = api.post(Api.SETS.formatted(NS), "application/json", Manifests.json(set));
+    assertEquals(201, reply.code(), reply.body());
+  }
+
+  /** A scale or a template change of a random set; refused or failed writes (an outage) are fine. */
+  void changeSpec() {
+    String name = randomSet();
+    String path = Api.SETS.formatted(NS) + "/" + name;
+    try {
+      boolean scale = random.nextBoolean();
+      String patch = scale ? "{\"spec\":{\"replicas\":" + (1 + random.nextInt(5)) + "}}"
+          : "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"release\":\"" + random.nextInt(1_000_000) + "\"}}}}}";
+      int code = api.patch(path, "application/merge-patch+json", patch).code();
+      count(code == 200 ? (scale ? "scale" : "rollout (template change)") : "write answered " + code + " (outage)");
+    } catch (IllegalStateException e) {
+      count("write refused during an outage");
+    }
+  }
+
+  // ---- faults ----
+
+  void killService() throws Exception {
+    service.kill9();
+    Api.sleep(random.nextInt(2000));
+    service.start();
+    count("kill -9 of the service");
+  }
+
+  void restartTemporal() throws Exception {
+    Path pidFile = service.dataDir.resolve("temporal/temporal.pid");
+    long pid = relaunch(pidFile, "TERM", service.dataDir.resolve("temporal.log"));
+    Files.writeString(pidFile, pid + "\n"); // the next service start must find it, as its own
+    count("Temporal dev server stopped and restarted");
+  }
+
+  /**
+   * A fast shutdown (every connection is cut), an outage, then pg_ctl start with the options the
+   * postmaster had, inside a user namespace as zonky's embedded PostgreSQL starts it (PostgreSQL
+   * refuses to run as root).
+   */
+  void restartPostgres() throws Exception {
+    Path dir = service.dataDir.resolve("postgres");
+    long pid = Long.parseLong(Files.readAllLines(dir.resolve("postmaster.pid")).get(0).trim());
+    String pgCtl = Path.of("/proc", Long.toString(pid), "exe").toRealPath().resolveSibling("pg_ctl").toString();
+    List<String> options = new ArrayList<>();
+    Matcher quoted = Pattern.compile("\"([^\"]*)\"").matcher(Files.readString(dir.resolve("postmaster.opts")));
+    while (quoted.find()) {
+      options.add(quoted.group(1));
+    }
+    options.subList(0, 2).clear(); // "-D" "<dir>": given to pg_ctl itself
+    io.ordinal.driver.Signals.send(pid, "INT"); // what pg_ctl stop -m fast sends
+    ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join());
+    Api.sleep(random.nextInt(3000)); // the outage
+    run("/usr/bin/unshare", "-U", pgCtl, "start", "-D", dir.toString(), "-w", "-t", "60",
+        "-l", service.dataDir.resolve("postgres.log").toString(), "-o", String.join(" ", options));
+    count("PostgreSQL stopped and restarted");
+  }
+
+  static void run(String... command) throws Exception {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes());
+    assertEquals(0, process.waitFor(), String.join(" ", command) + ": " + output);
+  }
+
+  /** Stops the process named by {@code pidFile} and starts it again with the same command line. */
+  long relaunch(Path pidFile, String signal, Path log) throws Exception {
+    long pid = Long.parseLong(Files.readAllLines(pidFile).get(0).trim());
+    ProcessHandle process = ProcessHandle.of(pid).orElseThrow();
+    List<String> argv = new ArrayList<>(List.of(new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")))
+        .split("\0")));
+    // The binary itself: argv[0] may be a bare name that PATH would resolve to another program.
+    argv.set(0, Path.of("/proc", Long.toString(pid), "exe").toRealPath().toString());
+    Path cwd = Path.of("/proc", Long.toString(pid), "cwd").toRealPath();
+    io.ordinal.driver.Signals.send(pid, signal);
+    process.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+    Api.sleep(random.nextInt(3000)); // the outage
+    List<String> command = new ArrayList<>(List.of("/usr/bin/setsid"));
+    command.addAll(argv);
+    Process started = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    relaunched.add(started.pid());
+    return started.pid();
+  }
+
+  void deletePod() {
+    try {
+      List<JsonNode> pods = api.pods(NS, "app=" + randomSet());
+      if (!pods.isEmpty()) {
+        api.delete("/api/v1/namespaces/" + NS + "/pods/" + pods.get(random.nextInt(pods.size())).at("/metadata/name").asText());
+        count("pod deleted");
+      }
+    } catch (IllegalStateException e) {
+      count("write refused during an outage");
+    }
+  }
+
+  void killLocalProcess() {
+    Map<String, List<Long>> processes = localProcesses();
+    if (!processes.isEmpty()) {
+      List<Long> pids = new ArrayList<>();
+      processes.values().forEach(pids::addAll);
+      ProcessHandle.of(pids.get(random.nextInt(pids.size()))).ifPresent(ProcessHandle::destroyForcibly);
+      count("local pod process killed");
+    }
+  }
+
+  String randomSet() {
+    return sets.get(random.nextInt(sets.size()));
+  }
+
+  void count(String fault) {
+    faults.merge(fault, 1, Integer::sum);
+  }
+
+  void awaitConverged(String name) {
+    // The stored spec is the truth (a write may have landed although its reply was lost).
+    int wanted = api.set(NS, name).at("/spec/replicas").asInt();
+    JsonNode set = api.await(Api.SETS.formatted(NS) + "/" + name + "/status", CONVERGE, r -> {
+      JsonNode s = r.json().path("status");
+      return r.code() == 200 && r.json().at("/metadata/generation").asLong() == s.path("observedGeneration").asLong()
+          && s.path("replicas").asInt() == wanted && s.path("availableReplicas").asInt() == wanted
+          && s.path("updatedReplicas").asInt() == wanted
+          && s.path("currentRevision").asText().equals(s.path("updateRevision").asText());
+    });
+    List<JsonNode> pods = api.pods(NS, "app=" + name);
+    if (pods.size() != wanted) {
+      violations.add(name + ": status says converged at " + wanted + " but there are " + pods.size() + " pods");
+    }
+    String revision = set.at("/status/updateRevision").asText();
+    for (JsonNode pod : pods) {
+      if (!revision.equals(pod.at("/metadata/labels/controller-revision-hash").asText())) {
+        violations.add(name + ": " + pod.at("/metadata/name").asText() + " not on the update revision after convergence");
+      }
+    }
+  }
+
+  /** Live (non-zombie) processes of local pods, by pod name, found through their environment. */
+  static Map<String, List<Long>> localProcesses() {
+    Map<String, List<Long>> byPod = new HashMap<>();
+    ProcessHandle.allProcesses().forEach(p -> {
+      try {
+        String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+        char state = stat.charAt(stat.lastIndexOf(')') + 2);
+        if (state == 'Z' || state == 'X' || !stat.contains("(sleep)")) {
+          return;
+        }
+        String environ = new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "environ")));
+        for (String entry : environ.split("\0")) {
+          if (entry.startsWith("POD_NAME=" + LOCAL_SET + "-") && environ.contains("POD_NAMESPACE=" + NS + "\0")) {
+            byPod.computeIfAbsent(entry.substring("POD_NAME=".length()), k -> new ArrayList<>()).add(p.pid());
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        // the process went away while we looked
+      }
+    });
+    return byPod;
+  }
+
+  // ---- invariants ----
+
+  /** What the checker saw of one pod (one uid). */
+  record PodRecord(String set, int ordinal, String uid, long createdMillis, long readySinceMillis) {}
+
+  /** Samples pods, PVCs and local processes until stopped; then checks what it saw. */
+  class Checker {
+    final Map<String, PodRecord> pods = new ConcurrentHashMap<>();
+    final Map<String, String> pvcs = new ConcurrentHashMap<>();
+    volatile boolean running = true;
+    int samples;
+    int processSamples;
+    int unverifiedOrdering;
+    Thread thread;
+
+    void start() {
+      thread = Thread.ofPlatform().daemon().name("invariant-checker").start(() -> {
+        while (running) {
+          sampleProcesses();
+          try {
+            sampleApi();
+          } catch (RuntimeException e) {
+            // the service is down: only the process sample counts now
+          }
+          Api.sleep(200);
+        }
+      });
+    }
+
+    void stop() throws InterruptedException {
+      running = false;
+      if (thread != null) {
+        thread.join(10_000);
+      }
+    }
+
+    /** Never two live processes for one local pod identity. */
+    void sampleProcesses() {
+      processSamples++;
+      localProcesses().forEach((pod, pids) -> {
+        if (pids.size() > 1) {
+          violations.add("two live processes for " + pod + ": " + pids);
+        }
+      });
+    }
+
+    void sampleApi() {
+      Api.Reply list = api.get("/api/v1/namespaces/" + NS + "/pods");
+      Api.Reply claims = api.get("/api/v1/namespaces/" + NS + "/persistentvolumeclaims");
+      if (list.code() != 200 || claims.code() != 200) {
+        return;
+      }
+      samples++;
+      for (JsonNode pod : list.json().path("items")) {
+        String uid = pod.at("/metadata/uid").asText();
+        long ready = 0;
+        for (JsonNode c : pod.at("/status/conditions")) {
+          if (c.path("type").asText().equals("Ready") && c.path("status").asText().equals("True")) {
+            ready = Instant.parse(c.path("lastTransitionTime").asText()).toEpochMilli();
+          }
+        }
+        long readySince = ready;
+        String name = pod.at("/metadata/name").asText();
+        pods.compute(uid, (k, old) -> new PodRecord(name.substring(0, name.lastIndexOf('-')),
+            Integer.parseInt(name.substring(name.lastIndexOf('-') + 1)), uid,
+            Instant.parse(pod.at("/metadata/creationTimestamp").asText()).toEpochMilli(),
+            old != null && old.readySinceMillis() > 0 ? old.readySinceMillis() : readySince));
+      }
+      // No PVC is ever deleted (the retention policy is Retain) or replaced.
+      Map<String, String> now = new HashMap<>();
+      claims.json().path("items").forEach(c -> now.put(c.at("/metadata/name").asText(), c.at("/metadata/uid").asText()));
+      pvcs.forEach((name, uid) -> {
+        if (!uid.equals(now.get(name))) {
+          violations.add("PVC " + name + " " + (now.containsKey(name) ? "replaced" : "deleted"));
+        }
+      });
+      pvcs.putAll(now);
+    }
+
+    void finalChecks() {
+      sampleApi();
+      sampleProcesses();
+      checkOrderedCreation();
+      checkCreateDeleteLog();
+      checkWorkflows();
+    }
+
+    /**
+     * OrderedReady: when web-i was created, some web-(i-1) had been Ready before. (A predecessor
+     * the sampler never saw Ready is counted as unverified, not as a violation.)
+     */
+    void checkOrderedCreation() {
+      for (PodRecord pod : pods.values()) {
+        if (pod.ordinal() == 0 || pod.set().equals("parallel")) {
+          continue;
+        }
+        List<PodRecord> predecessors = pods.values().stream()
+            .filter(p -> p.set().equals(pod.set()) && p.ordinal() == pod.ordinal() - 1 && p.createdMillis() < pod.createdMillis())
+            .toList();
+        boolean readyBefore = predecessors.stream()
+            .anyMatch(p -> p.readySinceMillis() > 0 && p.readySinceMillis() <= pod.createdMillis());
+        if (!readyBefore) {
+          if (predecessors.stream().anyMatch(p -> p.readySinceMillis() > pod.createdMillis())) {
+            violations.add(pod.set() + "-" + pod.ordinal() + " (" + pod.uid() + ") created before its predecessor was Ready");
+          } else {
+            unverifiedOrdering++;
+          }
+        }
+      }
+    }
+
+    /** The store's own log: per pod name, creations and deletions alternate (never two live at once). */
+    void checkCreateDeleteLog() {
+      Map<String, List<String>> byPod = new LinkedHashMap<>();
+      for (JsonNode event : api.events(NS)) {
+        String message = event.path("message").asText();
+        String[] words = message.split(" ");
+        if (message.startsWith("create Pod ")) {
+          byPod.computeIfAbsent(words[2], k -> new ArrayList<>()).add("+");
+        } else if (message.startsWith("delete Pod ")) {
+          byPod.computeIfAbsent(words[2], k -> new ArrayList<>()).add("-");
+        } else if (message.contains(" is recreating failed Pod ")) {
+          byPod.computeIfAbsent(words[words.length - 1], k -> new ArrayList<>()).add("-");
+        }
+      }
+      byPod.forEach((pod, log) -> {
+        for (int i = 1; i < log.size(); i++) {
+          if (log.get(i).equals("+") && log.get(i - 1).equals("+")) {
+            violations.add(pod + " created twice without a deletion in between: " + String.join("", log));
+            return;
+          }
+        }
+      });
+    }
+
+    /** No workflow failed, was terminated or timed out; none is still running an operation. */
+    void checkWorkflows() {
+      var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
+          io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder()
+              .setTarget("127.0.0.1:" + service.temporalPort).build());
+      try {
+        var client = io.temporal.client.WorkflowClient.newInstance(stubs);
+        client.listExecutions("OrdinalNamespace = '" + NS + "' AND ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')")
+            .forEach(e -> violations.add("workflow " + e.getExecution().getWorkflowId() + " " + e.getStatus()));
+        Api.sleep(3_000); // visibility is eventually consistent
+        client.listExecutions("OrdinalNamespace = '" + NS + "' AND ExecutionStatus = 'Running' AND OrdinalOperation != 'controller'")
+            .forEach(e -> violations.add("operation still running after convergence: " + e.getExecution().getWorkflowId()));
+      } finally {
+        stubs.shutdown();
+      }
+    }
+  }
+
+  void report(Duration faulting, Duration converge, Checker checker) throws IOException {
+    StringBuilder faultRows = new StringBuilder();
+    faults.forEach((fault, n) -> faultRows.append("| ").append(fault).append(" | ").append(n).append(" |\n"));
+    String report = """
+        # Fault injection: %d service kills (seed %d)
+
+        - sets: %s (sim driver) and %s (local driver, real processes)
+        - faulting for %.0f s; time to converge after the last fault: %.1f s
+        - invariant samples: %d API samples, %d process samples; pods seen: %d; PVCs seen: %d
+        - invariant violations: %d; ordering checks without a sampled predecessor: %d
+
+        | action | count |
+        |---|---|
+        %s
+        Reproduce: `./ordinal mvn verify -pl app -am -Dsurefire.skip=true -Dit.test=FaultInjectionIT \\
+        -Dordinal.faults.kills=%d -Dordinal.faults.seed=%d`
+        """.formatted(KILLS, SEED, SIM_SETS, LOCAL_SET, faulting.toMillis() / 1000.0, converge.toMillis() / 1000.0,
+        checker.samples, checker.processSamples, checker.pods.size(), checker.pvcs.size(), violations.size(),
+        checker.unverifiedOrdering, faultRows, KILLS, SEED);
+    Path out = Path.of("target", "benchmarks", "fault-injection.md");
+    Files.createDirectories(out.getParent());
+    Files.writeString(out, report + (violations.isEmpty() ? "" : "\nViolations:\n- " + String.join("\n- ", violations) + "\n"));
+    System.out.println(report);
+  }
+}
