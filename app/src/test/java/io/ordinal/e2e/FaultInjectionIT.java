@@ -412,19 +412,14 @@ class FaultInjectionIT {
 
     /** No workflow failed, was terminated or timed out; none is still running an operation. */
     void checkWorkflows() {
-      var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
-          io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder()
-              .setTarget("127.0.0.1:" + service.temporalPort).build());
-      try {
-        var client = io.temporal.client.WorkflowClient.newInstance(stubs);
+      service.withTemporal(client -> {
         client.listExecutions("OrdinalNamespace = '" + NS + "' AND ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')")
             .forEach(e -> violations.add("workflow " + e.getExecution().getWorkflowId() + " " + e.getStatus()));
         Api.sleep(3_000); // visibility is eventually consistent
         client.listExecutions("OrdinalNamespace = '" + NS + "' AND ExecutionStatus = 'Running' AND OrdinalOperation != 'controller'")
             .forEach(e -> violations.add("operation still running after convergence: " + e.getExecution().getWorkflowId()));
-      } finally {
-        stubs.shutdown();
-      }
+        return null;
+      });
     }
   }
 

@@ -150,22 +150,27 @@ final class OrdinalService implements AutoCloseable {
     if (dir == null || dir.isBlank() || process == null || !process.isAlive()) {
       return;
     }
-    var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
-        io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:" + temporalPort).build());
-    try {
-      var client = io.temporal.client.WorkflowClient.newInstance(stubs);
-      Path target = Files.createDirectories(Path.of(dir));
+    withTemporal(client -> {
       client.listExecutions("").forEach(execution -> {
         String id = execution.getExecution().getWorkflowId();
         String json = client.fetchHistory(id, execution.getExecution().getRunId()).toJson(true);
         try {
+          Path target = Files.createDirectories(Path.of(dir));
           Files.writeString(target.resolve(id.replace('/', '_') + "_" + execution.getExecution().getRunId() + ".json"), json);
         } catch (IOException e) {
           throw new java.io.UncheckedIOException(e);
         }
       });
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      return null;
+    });
+  }
+
+  /** Runs {@code use} with a client of this service's Temporal dev server. */
+  <T> T withTemporal(java.util.function.Function<io.temporal.client.WorkflowClient, T> use) {
+    var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
+        io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:" + temporalPort).build());
+    try {
+      return use.apply(io.temporal.client.WorkflowClient.newInstance(stubs));
     } finally {
       stubs.shutdown();
     }

@@ -296,11 +296,7 @@ class RolloutControlIT {
 
   /** Outcome of each rollout workflow of {@code ns}/web, by workflow id, from Temporal's visibility. */
   static Map<String, String> rolloutOutcomes(String ns) throws Exception {
-    var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
-        io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder()
-            .setTarget("127.0.0.1:" + OrdinalService.shared().temporalPort).build());
-    try {
-      var client = io.temporal.client.WorkflowClient.newInstance(stubs);
+    return OrdinalService.shared().withTemporal(client -> {
       Map<String, String> outcomes = new java.util.TreeMap<>();
       for (int i = 0; i < 50 && outcomes.size() < 2; i++) {
         client.listExecutions("OrdinalNamespace = '" + ns + "' AND OrdinalOperation = 'rollout' AND ExecutionStatus = 'Completed'")
@@ -309,8 +305,6 @@ class RolloutControlIT {
         Api.sleep(200);
       }
       return outcomes;
-    } finally {
-      stubs.shutdown();
-    }
+    });
   }
 }

@@ -154,11 +154,7 @@ class ScaleIT {
     assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
         Manifests.json(Manifests.web("web", 1, 0, Map.of()))).code());
     api.awaitConverged(ns, "web", 1, TIMEOUT);
-    var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
-        io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder()
-            .setTarget("127.0.0.1:" + OrdinalService.shared().temporalPort).build());
-    try {
-      var client = io.temporal.client.WorkflowClient.newInstance(stubs);
+    OrdinalService.shared().withTemporal(client -> {
       String revision = api.set(ns, "web").at("/status/updateRevision").asText();
       // Visibility is eventually consistent: poll briefly.
       List<String> ids = List.of();
@@ -170,9 +166,8 @@ class ScaleIT {
       assertEquals(List.of("statefulset/findable/web", "statefulset/findable/web/scale-1"), ids);
       assertEquals(1, client.listExecutions("OrdinalOperation = 'scale' AND OrdinalRevision = '" + revision + "'")
           .filter(e -> e.getExecution().getWorkflowId().startsWith("statefulset/findable/")).count());
-    } finally {
-      stubs.shutdown();
-    }
+      return null;
+    });
   }
 
   /** Pods {@code from..to-1} were created in order, each after its predecessor was Ready for minReady. */
