@@ -56,6 +56,7 @@ class FaultInjectionIT {
       service.start();
       api = service.api();
       createSets();
+      checkerSeesADuplicateProcess();
       checker = new Checker();
       checker.start();
       Instant start = Instant.now();
@@ -252,14 +253,20 @@ class FaultInjectionIT {
     }
   }
 
-  /** Live (non-zombie) processes of local pods, by pod name, found through their environment. */
-  static Map<String, List<Long>> localProcesses() {
+  /**
+   * Live (non-zombie) processes of this service's local pods, by pod name: found through their
+   * environment, and told apart from another service's (another test run on this machine) by
+   * their stdout, which is the pod's log file under this service's data dir.
+   */
+  Map<String, List<Long>> localProcesses() {
+    String pods = service.dataDir.resolve("local").toString();
     Map<String, List<Long>> byPod = new HashMap<>();
     ProcessHandle.allProcesses().forEach(p -> {
       try {
         String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
         char state = stat.charAt(stat.lastIndexOf(')') + 2);
-        if (state == 'Z' || state == 'X' || !stat.contains("(sleep)")) {
+        if (state == 'Z' || state == 'X' || !stat.contains("(sleep)")
+            || !Files.readSymbolicLink(Path.of("/proc", Long.toString(p.pid()), "fd", "1")).toString().startsWith(pods)) {
           return;
         }
         String environ = new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "environ")));
@@ -273,6 +280,20 @@ class FaultInjectionIT {
       }
     });
     return byPod;
+  }
+
+  /** The process check can fail: a decoy second process for local-0 is seen as a duplicate. */
+  void checkerSeesADuplicateProcess() throws Exception {
+    Path log = Files.createDirectories(service.dataDir.resolve("local/decoy")).resolve("stdout.log");
+    ProcessBuilder decoy = new ProcessBuilder("/bin/sleep", "100000").redirectOutput(log.toFile());
+    decoy.environment().put("POD_NAME", LOCAL_SET + "-0");
+    decoy.environment().put("POD_NAMESPACE", NS);
+    Process process = decoy.start();
+    try {
+      assertEquals(2, localProcesses().get(LOCAL_SET + "-0").size(), "the checker misses a duplicate process");
+    } finally {
+      process.destroyForcibly().waitFor();
+    }
   }
 
   // ---- invariants ----
