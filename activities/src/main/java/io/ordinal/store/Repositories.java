@@ -59,6 +59,16 @@ public final class Repositories {
 
     List<ControllerRevisionRow> findByNamespaceOrderByName(String namespace);
 
+    /** Stores a new revision unless one of that name exists (a concurrent writer made it): 0 then. */
+    @Query("""
+        INSERT INTO controller_revisions (id, namespace, name, set_name, uid, revision, template, created_at,
+          resource_version, change_cause, updated_at, rolled_back)
+        VALUES (:id, :namespace, :name, :setName, :uid, :revision, :template, :now, nextval('resource_version_seq'),
+          :changeCause, :now, FALSE)
+        ON CONFLICT (id) DO NOTHING""")
+    long insertIfAbsent(String id, String namespace, String name, String setName, String uid, long revision,
+        String template, @Nullable String changeCause, Instant now);
+
     /** Brings an older revision back as the newest: a rollback. */
     @Query("""
         UPDATE controller_revisions SET revision = :revision, rolled_back = TRUE, updated_at = :now,

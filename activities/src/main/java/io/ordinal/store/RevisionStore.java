@@ -57,10 +57,14 @@ public class RevisionStore {
       String name = setName + "-" + hash(data, collisionCount);
       Optional<ControllerRevisionRow> existing = history.stream().filter(r -> r.name().equals(name)).findFirst();
       if (existing.isEmpty()) {
-        Instant now = Instant.now();
-        revisions.save(new ControllerRevisionRow(namespace + "/" + name, namespace, name, setName,
-            UUID.randomUUID().toString(), newest + 1, data, now, sets.nextResourceVersion(), changeCause, now, false));
-        return new Ensured(name, collisionCount, false);
+        if (revisions.insertIfAbsent(namespace + "/" + name, namespace, name, setName, UUID.randomUUID().toString(),
+            newest + 1, data, changeCause, Instant.now()) > 0) {
+          return new Ensured(name, collisionCount, false);
+        }
+        // Another writer (a concurrent undo or observation) stored it first: decide again on its row.
+        history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
+        newest = history.isEmpty() ? 0 : history.getLast().revision();
+        continue;
       }
       ControllerRevisionRow row = existing.get();
       if (row.template().equals(data)) {

@@ -33,6 +33,9 @@ class ConcurrencyIT {
   void fiftyPutsOfOneResourceVersionHaveExactlyOneWinner() throws Exception {
     String ns = "race-put";
     create(ns, Manifests.web("web", 1, 0, Map.of()));
+    // Once converged nothing else writes the set (status writes bump resourceVersion too).
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    Api.sleep(500);
     JsonNode stored = api.set(ns, "web");
     List<Integer> codes = race(i -> {
       ObjectNode mine = stored.deepCopy();

@@ -153,6 +153,7 @@ class CrashRecoveryIT {
         assertEquals(pod.at("/metadata/name").asText().equals("web-0") ? 1 : 0, restarts, pod.at("/metadata/name").asText());
       }
       long processes = ProcessHandle.allProcesses()
+          .filter(service::runsLocalPod)
           .filter(p -> p.info().command().orElse("").endsWith("/sleep")
               && java.util.Arrays.equals(p.info().arguments().orElse(new String[0]), new String[] {"100000"}))
           .count();

@@ -253,29 +253,18 @@ class FaultInjectionIT {
     }
   }
 
-  /**
-   * Live (non-zombie) processes of this service's local pods, by pod name: found through their
-   * environment, and told apart from another service's (another test run on this machine) by
-   * their stdout, which is the pod's log file under this service's data dir.
-   */
+  /** Live processes of this service's local pods, by pod name (from their environment). */
   Map<String, List<Long>> localProcesses() {
-    String pods = service.dataDir.resolve("local").toString();
     Map<String, List<Long>> byPod = new HashMap<>();
-    ProcessHandle.allProcesses().forEach(p -> {
+    ProcessHandle.allProcesses().filter(service::runsLocalPod).forEach(p -> {
       try {
-        String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
-        char state = stat.charAt(stat.lastIndexOf(')') + 2);
-        if (state == 'Z' || state == 'X' || !stat.contains("(sleep)")
-            || !Files.readSymbolicLink(Path.of("/proc", Long.toString(p.pid()), "fd", "1")).toString().startsWith(pods)) {
-          return;
-        }
         String environ = new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "environ")));
         for (String entry : environ.split("\0")) {
           if (entry.startsWith("POD_NAME=" + LOCAL_SET + "-") && environ.contains("POD_NAMESPACE=" + NS + "\0")) {
             byPod.computeIfAbsent(entry.substring("POD_NAME=".length()), k -> new ArrayList<>()).add(p.pid());
           }
         }
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException e) {
         // the process went away while we looked
       }
     });

@@ -179,7 +179,9 @@ class LocalDriverIT {
     Api.Reply previous = api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?previous=true");
     assertEquals(200, previous.code());
     assertEquals("run crash-0\n", previous.body());
-    assertEquals("run crash-0\n", api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nginx&tailLines=1").body());
+    // The restarted shell may not have printed yet: wait for this run's line.
+    api.await("/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nginx&tailLines=1", TIMEOUT,
+        r -> r.body().equals("run crash-0\n"));
     assertEquals(400, api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nope").code());
     api.delete(Api.SETS.formatted(ns) + "/crash");
   }

@@ -176,6 +176,23 @@ final class OrdinalService implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether {@code process} is a live (not zombie) process of one of this service's local pods:
+   * its stdout is a pod log under this service's data dir, which tells it apart from the pods of
+   * another service (another test run) on this machine.
+   */
+  boolean runsLocalPod(ProcessHandle process) {
+    String pid = Long.toString(process.pid());
+    try {
+      String stat = Files.readString(Path.of("/proc", pid, "stat"));
+      char state = stat.charAt(stat.lastIndexOf(')') + 2);
+      return state != 'Z' && state != 'X'
+          && Files.readSymbolicLink(Path.of("/proc", pid, "fd", "1")).startsWith(dataDir.resolve("local"));
+    } catch (IOException | RuntimeException e) {
+      return false; // gone while we looked, or not ours to read
+    }
+  }
+
   void killLocalPods() {
     Path pods = dataDir.resolve("local/pods");
     if (!Files.isDirectory(pods)) {

@@ -23,6 +23,10 @@ final class ActivityStubs {
             .setRetryOptions(RetryOptions.newBuilder()
                 .setInitialInterval(Duration.ofMillis(200))
                 .setMaximumInterval(Duration.ofSeconds(10))
+                // Explicit: for local activities the SDK reads an unset (0 = unlimited) maximum as
+                // "do not retry" (temporalio/sdk-java#1727); fault injection found a PostgreSQL
+                // restart failing the controller on the first attempt.
+                .setMaximumAttempts(Integer.MAX_VALUE)
                 .build())
             .build());
   }

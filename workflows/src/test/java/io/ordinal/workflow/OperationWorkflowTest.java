@@ -79,6 +79,20 @@ class OperationWorkflowTest {
   }
 
   @Test
+  void aDatabaseOutageDuringObservationIsRetriedNotFatal() {
+    // Regression (found by fault injection): local activities were not retried, so the first
+    // failed observation during a PostgreSQL restart failed the controller workflow.
+    world.replicas = 2;
+    world.failingRefreshes = 3;
+    startController();
+    String outcome = operationResult(1);
+    assertTrue(outcome.startsWith("converged"), outcome);
+    assertEquals(0, world.failingRefreshes);
+    var controller = client.newUntypedWorkflowStub(KEY.controllerWorkflowId()).describe();
+    assertEquals(io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, controller.getStatus());
+  }
+
+  @Test
   void rolloutPastItsProgressDeadlineIsMarkedFailedAndRolledBackByItself() {
     world.replicas = 3;
     startController();
@@ -181,6 +195,7 @@ class OperationWorkflowTest {
     volatile RolloutControl control = RolloutControl.DEFAULT;
     volatile long rolledBackAt;
     volatile long brokenCreatedAt;
+    volatile int failingRefreshes;
     final Set<String> broken = ConcurrentHashMap.newKeySet();
     final Map<Integer, PodSnapshot> pods = new TreeMap<>();
     final List<String> log = new ArrayList<>();
@@ -190,6 +205,10 @@ class OperationWorkflowTest {
 
     @Override
     public synchronized SetSnapshot refresh(SetKey key) {
+      if (failingRefreshes > 0) {
+        failingRefreshes--;
+        throw new IllegalStateException("Connection is closed (simulated database outage)");
+      }
       boolean allUpdated = pods.size() == replicas && pods.values().stream()
           .allMatch(p -> p.ready() && p.revision().equals(updateRevision));
       if (allUpdated) {
