@@ -180,10 +180,29 @@ class LocalDriverIT {
     assertEquals(200, previous.code());
     assertEquals("run crash-0\n", previous.body());
     // The restarted shell may not have printed yet: wait for this run's line.
-    api.await("/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nginx&tailLines=1", TIMEOUT,
-        r -> r.body().equals("run crash-0\n"));
+    String current = "/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nginx&tailLines=1";
+    for (int i = 0; i < 100 && !api.get(current).body().equals("run crash-0\n"); i++) {
+      Api.sleep(100);
+    }
+    assertEquals("run crash-0\n", api.get(current).body());
     assertEquals(400, api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nope").code());
     api.delete(Api.SETS.formatted(ns) + "/crash");
+  }
+
+  @Test
+  void aStrayProcessOfTheContainerIsKilledBeforeItStartsAgain() throws Exception {
+    // Regression (found by fault injection): a service killed between starting a container and
+    // saving its pid left that process running, and the next run started a second one.
+    String ns = "local-stray";
+    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
+        KubeJson.write(commandSet("stray", 1, "/bin/sleep", "100000"))).code());
+    api.awaitConverged(ns, "stray", 1, TIMEOUT);
+    long pid = Long.parseLong(pod(ns, "stray-0").at("/status/containerStatuses/0/containerID").asText().substring("process://".length()));
+    Path log = dataDir.resolve("local/pods/" + ns + "/stray-0/logs/nginx.log");
+    Process stray = new ProcessBuilder("/bin/sleep", "100000").redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    ProcessHandle.of(pid).orElseThrow().destroyForcibly(); // the container dies: it is restarted
+    assertTrue(stray.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the stray process survived the restart");
+    api.await("/api/v1/namespaces/" + ns + "/events", TIMEOUT, r -> r.body().contains("KilledStrayProcess"));
   }
 
   @Test

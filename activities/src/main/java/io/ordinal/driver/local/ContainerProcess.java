@@ -153,6 +153,28 @@ final class ContainerProcess {
     }
   }
 
+  /**
+   * Kills (with their process groups) the running processes whose stdout is one of {@code logFiles}:
+   * a container's processes are the only ones writing to its log. Returns their pids.
+   */
+  static List<Long> killStrays(List<Path> logFiles) {
+    List<Long> killed = new ArrayList<>();
+    List<Path> targets = logFiles.stream().map(f -> f.toAbsolutePath().normalize()).toList();
+    ProcessHandle.allProcesses().filter(ContainerProcess::running).forEach(process -> {
+      try {
+        Path stdout = java.nio.file.Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", "1"));
+        if (targets.contains(stdout)) {
+          Signals.sendToGroup(process.pid(), "KILL"); // its session, when it leads one
+          process.destroyForcibly();
+          killed.add(process.pid());
+        }
+      } catch (IOException | RuntimeException e) {
+        // not ours to read, or gone meanwhile
+      }
+    });
+    return killed;
+  }
+
   static String quote(String value) {
     return "'" + value.replace("'", "'\\''") + "'";
   }

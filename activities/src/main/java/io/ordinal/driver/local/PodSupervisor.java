@@ -304,6 +304,13 @@ final class PodSupervisor implements Runnable {
     }
     Path workingDir = spec.getWorkingDir() == null || spec.getWorkingDir().isEmpty() ? dir : Path.of(spec.getWorkingDir());
     Files.createDirectories(workingDir);
+    // A service killed between starting a process and saving its pid leaves that process running
+    // unknown to the next run: never start a second one for the same container.
+    List<Long> strays = ContainerProcess.killStrays(List.of(logFile, previousLogFile(spec.getName())));
+    if (!strays.isEmpty()) {
+      event("Warning", "KilledStrayProcess", "container " + spec.getName() + ": killed processes " + strays
+          + " left by an earlier run before starting it again");
+    }
     return ContainerProcess.start(argv, env, workingDir, logFile, mounts, cgroupProcs);
   }
 
