@@ -253,10 +253,14 @@ class FaultInjectionIT {
     }
   }
 
-  /** Live processes of this service's local pods, by pod name (from their environment). */
+  /**
+   * Main processes of this service's local pods, by pod name (from their environment). A
+   * container's main process leads its own session; the short-lived helpers of its setup script
+   * (mount, mkdir) and its own children share its environment and log but not that.
+   */
   Map<String, List<Long>> localProcesses() {
     Map<String, List<Long>> byPod = new HashMap<>();
-    ProcessHandle.allProcesses().filter(service::runsLocalPod).forEach(p -> {
+    ProcessHandle.allProcesses().filter(service::runsLocalPod).filter(FaultInjectionIT::leadsSession).forEach(p -> {
       try {
         String environ = new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "environ")));
         for (String entry : environ.split("\0")) {
@@ -271,10 +275,20 @@ class FaultInjectionIT {
     return byPod;
   }
 
+  static boolean leadsSession(ProcessHandle process) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(fields[3]) == process.pid(); // state ppid pgrp session
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
   /** The process check can fail: a decoy second process for local-0 is seen as a duplicate. */
   void checkerSeesADuplicateProcess() throws Exception {
     Path log = Files.createDirectories(service.dataDir.resolve("local/decoy")).resolve("stdout.log");
-    ProcessBuilder decoy = new ProcessBuilder("/bin/sleep", "100000").redirectOutput(log.toFile());
+    ProcessBuilder decoy = new ProcessBuilder("/usr/bin/setsid", "/bin/sleep", "100000").redirectOutput(log.toFile());
     decoy.environment().put("POD_NAME", LOCAL_SET + "-0");
     decoy.environment().put("POD_NAMESPACE", NS);
     Process process = decoy.start();
