@@ -99,9 +99,7 @@ class OperationWorkflowTest {
     operationResult(1);
     world.log.clear();
     world.broken.add("b");
-    world.updateRevision = "b";
-    world.generation = 2;
-    world.control = new RolloutControl(false, 60, true, false);
+    world.newSpec("b", new RolloutControl(false, 60, true, false));
     signalSpecChanged();
 
     String rollout = result(KEY.operationWorkflowId(Operations.ROLLOUT, 2));
@@ -125,9 +123,7 @@ class OperationWorkflowTest {
     startController();
     operationResult(1);
     world.broken.add("b");
-    world.updateRevision = "b";
-    world.generation = 2;
-    world.control = new RolloutControl(false, 30, false, false);
+    world.newSpec("b", new RolloutControl(false, 30, false, false));
     signalSpecChanged();
     String id = KEY.operationWorkflowId(Operations.ROLLOUT, 2);
     awaitCondition("False:ProgressDeadlineExceeded");
@@ -232,6 +228,13 @@ class OperationWorkflowTest {
         }
       }
       notifyController(key, ordinal);
+    }
+
+    /** A new generation with a new template, in one step, as a stored write is. */
+    synchronized void newSpec(String revision, RolloutControl rolloutControl) {
+      generation++;
+      updateRevision = revision;
+      control = rolloutControl;
     }
 
     void makeReady(int ordinal) {
