@@ -9,9 +9,10 @@ import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
 import io.ordinal.store.KubeJson;
-import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /** Reads request bodies and writes responses as JSON or YAML, by Content-Type and Accept. */
 public final class KubeCodec {
@@ -55,7 +56,9 @@ public final class KubeCodec {
           case "Strict" -> throw ApiException.badRequest("strict decoding error: " + String.join(", ",
               unknown.stream().map(f -> "unknown field \"" + f + "\"").toList()));
           case "Warn" -> {
-            List<String> warnings = new ArrayList<>(request.getAttribute(WARNINGS, List.class).orElse(List.of()));
+            // A set: a PATCH that re-applies after a write conflict decodes its result again, and
+            // the API server sends each distinct warning once.
+            Set<String> warnings = new LinkedHashSet<>(request.getAttribute(WARNINGS, Set.class).orElse(Set.of()));
             unknown.forEach(f -> warnings.add("unknown field \"" + f + "\""));
             request.setAttribute(WARNINGS, warnings);
           }
@@ -104,7 +107,7 @@ public final class KubeCodec {
       MutableHttpResponse<String> response = HttpResponse.<String>status(io.micronaut.http.HttpStatus.valueOf(code))
           .contentType(yaml ? YAML : MediaType.APPLICATION_JSON)
           .body(text);
-      List<?> warnings = request.getAttribute(WARNINGS, List.class).orElse(List.of());
+      Set<?> warnings = request.getAttribute(WARNINGS, Set.class).orElse(Set.of());
       // RFC 7234 warn-code 299 ("miscellaneous persistent warning"), as the API server sends them.
       warnings.stream().limit(MAX_WARNINGS)
           .forEach(w -> response.getHeaders().add("Warning", "299 - \"" + headerSafe(w.toString()) + "\""));
