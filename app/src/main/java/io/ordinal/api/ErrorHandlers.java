@@ -6,7 +6,12 @@ import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Error;
 import io.micronaut.http.exceptions.ContentLengthExceededException;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.micronaut.web.router.exceptions.UnsatisfiedRouteException;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,8 +65,38 @@ public class ErrorHandlers {
 
   @Error(global = true, exception = Exception.class)
   public HttpResponse<String> unexpected(HttpRequest<?> request, Exception e) {
+    String unavailable = unavailableDependency(e);
+    if (unavailable != null) {
+      // A restart of PostgreSQL or Temporal is an outage, not a bug: 503 tells clients to retry.
+      log.warn("{} {}: {} is unavailable: {}", request.getMethodName(), request.getPath(), unavailable, e.toString());
+      return KubeCodec.respond(request, 503, ApiException.of(503, "ServiceUnavailable",
+          unavailable + " is unavailable, retry shortly").status()).header("Retry-After", "1");
+    }
     log.error("unexpected error on {} {}", request.getMethodName(), request.getPath(), e);
     return KubeCodec.respond(request, 500, ApiException.of(500, "InternalError",
         "an internal error occurred: " + e.getClass().getSimpleName()).status());
+  }
+
+  /**
+   * "the database" or "Temporal" when the error, or one of its causes, is a lost or refused
+   * connection to it; null for anything else. PostgreSQL says so with SQLSTATE class 08
+   * (connection exception) or 57P (operator intervention: shutdown, cannot connect now).
+   */
+  static String unavailableDependency(Throwable error) {
+    Throwable t = error;
+    for (int depth = 0; t != null && depth < 32; depth++, t = t.getCause()) {
+      if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException) {
+        return "the database";
+      }
+      if (t instanceof SQLException sql && sql.getSQLState() != null
+          && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+        return "the database";
+      }
+      if (t instanceof StatusRuntimeException grpc && (grpc.getStatus().getCode() == Status.Code.UNAVAILABLE
+          || grpc.getStatus().getCode() == Status.Code.DEADLINE_EXCEEDED)) {
+        return "Temporal";
+      }
+    }
+    return null;
   }
 }

@@ -129,7 +129,9 @@ class FaultInjectionIT {
       boolean scale = random.nextBoolean();
       String patch = scale ? "{\"spec\":{\"replicas\":" + (1 + random.nextInt(5)) + "}}"
           : "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"release\":\"" + random.nextInt(1_000_000) + "\"}}}}}";
-      int code = api.patch(path, "application/merge-patch+json", patch).code();
+      Api.Reply reply = api.patch(path, "application/merge-patch+json", patch);
+      int code = reply.code();
+      expectNoInternalError(reply, "PATCH " + path);
       count(code == 200 ? (scale ? "scale" : "rollout (template change)") : "write answered " + code + " (outage)");
     } catch (IllegalStateException e) {
       count("write refused during an outage");
@@ -225,6 +227,13 @@ class FaultInjectionIT {
 
   String randomSet() {
     return sets.get(random.nextInt(sets.size()));
+  }
+
+  /** An outage may refuse a request (503), but an internal error (500) is a bug. */
+  void expectNoInternalError(Api.Reply reply, String request) {
+    if (reply.code() >= 500 && reply.code() != 503) {
+      violations.add(request + " answered " + reply.code() + ": " + reply.body());
+    }
   }
 
   void count(String fault) {
@@ -348,6 +357,8 @@ class FaultInjectionIT {
     void sampleApi() {
       Api.Reply list = api.get("/api/v1/namespaces/" + NS + "/pods");
       Api.Reply claims = api.get("/api/v1/namespaces/" + NS + "/persistentvolumeclaims");
+      expectNoInternalError(list, "GET pods");
+      expectNoInternalError(claims, "GET persistentvolumeclaims");
       if (list.code() != 200 || claims.code() != 200) {
         return;
       }
