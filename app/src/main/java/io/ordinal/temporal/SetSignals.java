@@ -71,7 +71,7 @@ public class SetSignals implements PodEvents {
    */
   public void pauseRollout(SetKey key) {
     Optional<String> operation = sets.activeOperation(key.namespace(), key.name());
-    if (operation.isEmpty() || !isRollout(operation.get())) {
+    if (operation.isEmpty() || !Operations.isRollout(SetKey.operationOf(operation.get()))) {
       return;
     }
     var update = java.util.concurrent.CompletableFuture.runAsync(
@@ -87,11 +87,6 @@ public class SetSignals implements PodEvents {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private static boolean isRollout(String operationWorkflowId) {
-    String last = operationWorkflowId.substring(operationWorkflowId.lastIndexOf('/') + 1);
-    return last.startsWith(Operations.ROLLOUT + "-") || last.startsWith(Operations.ROLLBACK + "-");
   }
 
   /** Signals every set once, so that work a crash interrupted resumes. */

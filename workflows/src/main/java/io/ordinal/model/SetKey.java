@@ -13,6 +13,13 @@ public record SetKey(String namespace, String name) {
     return controllerWorkflowId() + "/" + operation + "-" + sequence;
   }
 
+  /** The operation named in an id made by {@link #operationWorkflowId}: {@code scale} for {@code .../scale-3}. */
+  public static String operationOf(String operationWorkflowId) {
+    String last = operationWorkflowId.substring(operationWorkflowId.lastIndexOf('/') + 1);
+    int dash = last.lastIndexOf('-');
+    return dash < 0 ? last : last.substring(0, dash);
+  }
+
   public String podName(int ordinal) {
     return name + "-" + ordinal;
   }
