@@ -266,28 +266,28 @@ class RolloutControlIT {
     String[] update = new String[1];
     String[] last = new String[1];
     try {
-    api.await(Api.SETS.formatted(ns) + "/web/status", TIMEOUT, r -> {
-      update[0] = r.json().at("/status/updateRevision").asText();
-      List<JsonNode> pods = api.pods(ns, "app=web");
-      last[0] = pods.toString();
-      if (pods.size() != wanted.size()) {
-        return false;
-      }
-      for (JsonNode pod : pods) {
-        int ordinal = Integer.parseInt(pod.at("/metadata/name").asText().substring(4));
-        String expected = wanted.get(ordinal).equals("new") ? update[0] : wanted.get(ordinal);
-        boolean ready = false;
-        for (JsonNode condition : pod.at("/status/conditions")) {
-          ready |= condition.path("type").asText().equals("Ready") && condition.path("status").asText().equals("True");
-        }
-        ready &= pod.at("/metadata/deletionTimestamp").isMissingNode();
-        if (!expected.equals(pod.at("/metadata/labels/controller-revision-hash").asText()) || !ready
-            || !pod.at("/status/phase").asText().equals("Running")) {
+      api.await(Api.SETS.formatted(ns) + "/web/status", TIMEOUT, r -> {
+        update[0] = r.json().at("/status/updateRevision").asText();
+        List<JsonNode> pods = api.pods(ns, "app=web");
+        last[0] = pods.toString();
+        if (pods.size() != wanted.size()) {
           return false;
         }
-      }
-      return true;
-    });
+        for (JsonNode pod : pods) {
+          int ordinal = Integer.parseInt(pod.at("/metadata/name").asText().substring(4));
+          String expected = wanted.get(ordinal).equals("new") ? update[0] : wanted.get(ordinal);
+          boolean ready = false;
+          for (JsonNode condition : pod.at("/status/conditions")) {
+            ready |= condition.path("type").asText().equals("Ready") && condition.path("status").asText().equals("True");
+          }
+          ready &= pod.at("/metadata/deletionTimestamp").isMissingNode();
+          if (!expected.equals(pod.at("/metadata/labels/controller-revision-hash").asText()) || !ready
+              || !pod.at("/status/phase").asText().equals("Running")) {
+            return false;
+          }
+        }
+        return true;
+      });
     } catch (AssertionError e) {
       throw new AssertionError(e.getMessage() + "\npods: " + last[0], e);
     }
