@@ -2,6 +2,7 @@ package io.ordinal.temporal;
 
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.ordinal.workflow.LargePayloadCodec;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -21,7 +22,8 @@ public class TemporalFactory {
 
   @Singleton
   WorkflowClient workflowClient(WorkflowServiceStubs stubs, @Value("${temporal.namespace:default}") String namespace) {
-    return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace).build());
+    return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace)
+        .setDataConverter(LargePayloadCodec.dataConverter()).build());
   }
 
   @Singleton

@@ -170,7 +170,8 @@ final class OrdinalService implements AutoCloseable {
     var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
         io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:" + temporalPort).build());
     try {
-      return use.apply(io.temporal.client.WorkflowClient.newInstance(stubs));
+      return use.apply(io.temporal.client.WorkflowClient.newInstance(stubs, io.temporal.client.WorkflowClientOptions.newBuilder()
+          .setDataConverter(io.ordinal.workflow.LargePayloadCodec.dataConverter()).build()));
     } finally {
       stubs.shutdown();
     }

@@ -34,7 +34,7 @@ class OperationWorkflowTest {
 
   @BeforeEach
   void setUp() {
-    env = TestWorkflowEnvironment.newInstance();
+    env = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter());
     client = env.getWorkflowClient();
     world = new FakeWorld();
     OrdinalSearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(),
@@ -76,6 +76,27 @@ class OperationWorkflowTest {
     signalSpecChanged();
     operationResult(2);
     assertEquals(List.of("-web-2", "-web-1", "-web-0"), world.log);
+  }
+
+  @Test
+  void aLargeSetsObservationsAreStoredCompressedAndReplay() throws Exception {
+    world.replicas = 300;
+    startController();
+    String outcome = operationResult(1);
+    assertTrue(outcome.startsWith("converged"), outcome);
+
+    var history = client.fetchHistory(KEY.operationWorkflowId(Operations.SCALE, 1));
+    long compressed = history.getEvents().stream()
+        .filter(e -> e.hasMarkerRecordedEventAttributes())
+        .flatMap(e -> e.getMarkerRecordedEventAttributes().getDetailsMap().values().stream())
+        .flatMap(payloads -> payloads.getPayloadsList().stream())
+        .filter(p -> p.getMetadataOrDefault("encoding", com.google.protobuf.ByteString.EMPTY).toStringUtf8().equals("binary/zlib"))
+        .count();
+    assertTrue(compressed > 0, "no observation of 300 pods was compressed");
+    try (TestWorkflowEnvironment replay = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter())) {
+      io.temporal.testing.WorkflowReplayer.replayWorkflowExecution(history, replay,
+          StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    }
   }
 
   @Test

@@ -2,6 +2,10 @@ package io.ordinal.workflow;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -40,7 +44,15 @@ class ReplayTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("histories")
   void replaysDeterministically(Path history) throws Exception {
-    WorkflowReplayer.replayWorkflowExecution(history.toFile(),
-        StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(withOrdinalDataConverter())) {
+      WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(history)), env,
+          StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    }
+  }
+
+  /** Test environments decode payloads as the service writes them (large ones compressed). */
+  static TestEnvironmentOptions withOrdinalDataConverter() {
+    return TestEnvironmentOptions.newBuilder().setWorkflowClientOptions(
+        WorkflowClientOptions.newBuilder().setDataConverter(LargePayloadCodec.dataConverter()).build()).build();
   }
 }
