@@ -47,7 +47,9 @@ final class TemporalDevServer implements AutoCloseable {
     if (settings.temporalHeadless()) {
       command.add("--headless");
     } else {
-      command.addAll(List.of("--ui-port", Integer.toString(settings.temporalUiPort())));
+      // The UI decodes compressed payloads (large sets' observations) through the service's codec.
+      command.addAll(List.of("--ui-port", Integer.toString(settings.temporalUiPort()),
+          "--ui-codec-endpoint", "http://localhost:" + settings.httpPort() + "/codec"));
     }
     Process process;
     try {

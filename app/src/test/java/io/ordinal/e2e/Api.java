@@ -18,7 +18,7 @@ final class Api {
   static final String SETS = "/apis/apps/v1/namespaces/%s/statefulsets";
 
   /** @param warnings the values of the response's Warning headers */
-  record Reply(int code, String contentType, String body, List<String> warnings) {
+  record Reply(int code, String contentType, String body, List<String> warnings, java.net.http.HttpHeaders headers) {
     JsonNode json() {
       try {
         return KubeJson.JSON.readTree(body);
@@ -59,9 +59,13 @@ final class Api {
     return send("DELETE", path, null, null, null);
   }
 
-  Reply send(String method, String path, String contentType, String body, String accept) {
+  /** @param headers more request headers, as name, value, name, value... */
+  Reply send(String method, String path, String contentType, String body, String accept, String... headers) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
     if (contentType != null) {
       request.header("Content-Type", contentType);
     }
@@ -71,7 +75,7 @@ final class Api {
     try {
       HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
       return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), response.body(),
-          response.headers().allValues("Warning"));
+          response.headers().allValues("Warning"), response.headers());
     } catch (IOException | InterruptedException e) {
       throw new IllegalStateException(method + " " + path + ": " + e, e);
     }

@@ -246,6 +246,38 @@ class ApiIT {
   }
 
   @Test
+  void theWebUiDecodesCompressedPayloadsThroughTheCodecEndpoint() throws Exception {
+    // An observation of a large set is stored compressed; the Web UI asks the service to decode it.
+    List<Map<String, Object>> pods = java.util.stream.IntStream.range(0, 1000)
+        .mapToObj(i -> Map.<String, Object>of("name", "web-" + i, "revision", "web-6c8f7d9b5")).toList();
+    io.temporal.api.common.v1.Payload compressed =
+        io.ordinal.workflow.LargePayloadCodec.dataConverter().toPayload(pods).orElseThrow();
+    assertEquals("binary/zlib", compressed.getMetadataOrThrow("encoding").toStringUtf8());
+    String body = com.google.protobuf.util.JsonFormat.printer().print(
+        io.temporal.api.common.v1.Payloads.newBuilder().addPayloads(compressed).build());
+
+    Api.Reply decoded = api.send("POST", "/codec/decode", "application/json", body, null,
+        "Origin", "http://localhost:8233", "X-Namespace", "default");
+    assertEquals(200, decoded.code(), decoded.body());
+    assertEquals("http://localhost:8233", decoded.headers().firstValue("Access-Control-Allow-Origin").orElse(null));
+    var payloads = io.temporal.api.common.v1.Payloads.newBuilder();
+    com.google.protobuf.util.JsonFormat.parser().merge(decoded.body(), payloads);
+    io.temporal.api.common.v1.Payload plain = payloads.getPayloads(0);
+    assertEquals("json/plain", plain.getMetadataOrThrow("encoding").toStringUtf8());
+    assertEquals(1000, io.ordinal.store.KubeJson.JSON.readTree(plain.getData().toStringUtf8()).size());
+
+    Api.Reply preflight = api.send("OPTIONS", "/codec/decode", null, null, null,
+        "Origin", "http://127.0.0.1:8233", "Access-Control-Request-Method", "POST");
+    assertTrue(preflight.code() < 300, preflight.code() + " " + preflight.body());
+    assertEquals("http://127.0.0.1:8233", preflight.headers().firstValue("Access-Control-Allow-Origin").orElse(null));
+    assertTrue(preflight.headers().firstValue("Access-Control-Allow-Headers").orElse("").contains("X-Namespace"));
+    Api.Reply foreign = api.send("POST", "/codec/decode", "application/json", body, null, "Origin", "https://example.com");
+    assertTrue(foreign.headers().firstValue("Access-Control-Allow-Origin").isEmpty(), "another site may not use the codec");
+
+    assertEquals(400, api.post("/codec/decode", "application/json", "{\"payloads\": 7}").code());
+  }
+
+  @Test
   void aQueryParameterOutOfRangeIsABadRequest() {
     // Found by fuzzing: tailLines beyond int32 was a 500.
     Api.Reply reply = api.get("/api/v1/namespaces/default/pods/web-0/log?tailLines=2147483648");
