@@ -8,6 +8,8 @@ import io.micronaut.http.annotation.Error;
 import io.micronaut.http.exceptions.ContentLengthExceededException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.micronaut.data.connection.exceptions.ConnectionException;
+import io.micronaut.data.connection.jdbc.exceptions.CannotGetJdbcConnectionException;
 import io.micronaut.web.router.exceptions.UnsatisfiedRouteException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -85,7 +87,10 @@ public class ErrorHandlers {
   static String unavailableDependency(Throwable error) {
     Throwable t = error;
     for (int depth = 0; t != null && depth < 32; depth++, t = t.getCause()) {
-      if (t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException) {
+      // Micronaut Data's: a connection could not be obtained or set up (say Hikari handed out one
+      // that a shutdown had just closed, whose SQLException carries no SQLSTATE).
+      if (t instanceof ConnectionException || t instanceof CannotGetJdbcConnectionException
+          || t instanceof SQLTransientConnectionException || t instanceof SQLNonTransientConnectionException) {
         return "the database";
       }
       if (t instanceof SQLException sql && sql.getSQLState() != null

@@ -16,9 +16,11 @@ class ErrorHandlersTest {
   void aDatabaseRestartIsAnOutageNotAnInternalError() {
     // The causes seen in service logs while the fault harness restarted PostgreSQL.
     assertEquals("the database", ErrorHandlers.unavailableDependency(new ConnectionException(
-        "Could not set JDBC Connection read-only", new SQLException("Connection is closed", "08003"))));
+        "Could not set JDBC Connection read-only", new SQLException("Connection is closed"))));
     assertEquals("the database", ErrorHandlers.unavailableDependency(new SQLException(
         "FATAL: terminating connection due to administrator command", "57P01")));
+    assertEquals("the database", ErrorHandlers.unavailableDependency(new RuntimeException(
+        new SQLException("An I/O error occurred while sending to the backend.", "08006"))));
     assertEquals("the database", ErrorHandlers.unavailableDependency(new RuntimeException("Failed to obtain JDBC Connection",
         new SQLTransientConnectionException("Connection is not available, request timed out after 30000ms."))));
     assertEquals("the database", ErrorHandlers.unavailableDependency(new RuntimeException(
