@@ -61,10 +61,12 @@ class LargeSetIT {
       List<String> rows = new ArrayList<>();
       long maxEvents = 0;
       long maxBytes = 0;
+      long totalBytes = 0;
       for (var run : runs) {
         var info = run.getWorkflowExecutionInfo();
         maxEvents = Math.max(maxEvents, info.getHistoryLength());
         maxBytes = Math.max(maxBytes, info.getHistorySizeBytes());
+        totalBytes += info.getHistorySizeBytes();
         rows.add("| " + run.getExecution().getWorkflowId() + " | " + run.getStatus() + " | " + info.getHistoryLength() + " | "
             + info.getHistorySizeBytes() / 1024 + " |");
         assertTrue(info.getHistoryLength() < MAX_EVENTS, run.getExecution().getWorkflowId() + " run " + run.getExecution().getRunId()
@@ -74,16 +76,17 @@ class LargeSetIT {
           # Large set: %d replicas, %s, maxUnavailable %s (sim driver)
 
           - scale 0 -> %d: %.1f s; rollout of all pods: %.1f s
-          - workflow runs: %d; most events in one run: %d (bound %d); largest history: %d KiB
+          - workflow runs: %d; most events in one run: %d (bound %d); largest history: %d KiB; all runs: %d KiB
 
           | workflow | status | events | KiB |
           |---|---|---|---|
           %s
 
           Reproduce: `./ordinal mvn verify -pl app -am -Dsurefire.skip=true -Dit.test=LargeSetIT \
-          -Dordinal.large.replicas=1000 -Dordinal.large.policy=OrderedReady`
+          -Dordinal.large.replicas=%d -Dordinal.large.policy=%s -Dordinal.large.maxUnavailable=%s`
           """.formatted(REPLICAS, POLICY, MAX_UNAVAILABLE, REPLICAS, scale.toMillis() / 1000.0, rollout.toMillis() / 1000.0,
-          rows.size(), maxEvents, MAX_EVENTS, maxBytes / 1024, String.join("\n", rows));
+          rows.size(), maxEvents, MAX_EVENTS, maxBytes / 1024, totalBytes / 1024, String.join("\n", rows),
+          REPLICAS, POLICY, MAX_UNAVAILABLE);
       Path out = Path.of("target", "benchmarks", "large-set.md");
       Files.createDirectories(out.getParent());
       Files.writeString(out, report);
