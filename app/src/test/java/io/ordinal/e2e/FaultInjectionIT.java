@@ -285,13 +285,9 @@ class FaultInjectionIT {
   }
 
   static boolean leadsSession(ProcessHandle process) {
-    try {
-      String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return Long.parseLong(fields[3]) == process.pid(); // state ppid pgrp session
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
+    return io.ordinal.driver.ProcStat.fields(process.pid())
+        .map(f -> f.get(3).equals(Long.toString(process.pid()))) // state ppid pgrp session
+        .orElse(false);
   }
 
   /** The process check can fail: a decoy second process for local-0 is seen as a duplicate. */

@@ -183,12 +183,9 @@ final class OrdinalService implements AutoCloseable {
    * another service (another test run) on this machine.
    */
   boolean runsLocalPod(ProcessHandle process) {
-    String pid = Long.toString(process.pid());
     try {
-      String stat = Files.readString(Path.of("/proc", pid, "stat"));
-      char state = stat.charAt(stat.lastIndexOf(')') + 2);
-      return state != 'Z' && state != 'X'
-          && Files.readSymbolicLink(Path.of("/proc", pid, "fd", "1")).startsWith(dataDir.resolve("local"));
+      return io.ordinal.driver.ProcStat.running(process) && Files.readSymbolicLink(
+          Path.of("/proc", Long.toString(process.pid()), "fd", "1")).startsWith(dataDir.resolve("local"));
     } catch (IOException | RuntimeException e) {
       return false; // gone while we looked, or not ours to read
     }

@@ -1,5 +1,6 @@
 package io.ordinal.driver.local;
 
+import io.ordinal.driver.ProcStat;
 import io.ordinal.driver.Signals;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -92,7 +93,7 @@ final class ContainerProcess {
   /** Re-adopts a process started by an earlier run, if it is still the same process (pid and start time). */
   static Optional<ContainerProcess> adopt(long pid, Instant startedAt) {
     return ProcessHandle.of(pid)
-        .filter(ContainerProcess::running)
+        .filter(ProcStat::running)
         .filter(h -> h.info().startInstant().map(s -> sameInstant(s, startedAt)).orElse(false))
         .map(h -> new ContainerProcess(h, null));
   }
@@ -110,25 +111,7 @@ final class ContainerProcess {
   }
 
   boolean alive() {
-    return running(handle);
-  }
-
-  /**
-   * Alive and not a zombie. An adopted process's parent is init, which may reap it a while after
-   * it exits; until then {@link ProcessHandle#isAlive} still says true.
-   */
-  static boolean running(ProcessHandle process) {
-    if (!process.isAlive()) {
-      return false;
-    }
-    try {
-      String stat = java.nio.file.Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-      // The state letter follows the command name, which is in parentheses and may hold spaces.
-      char state = stat.charAt(stat.lastIndexOf(')') + 2);
-      return state != 'Z' && state != 'X';
-    } catch (IOException | RuntimeException e) {
-      return process.isAlive(); // no procfs (or the process just went): trust the JDK
-    }
+    return ProcStat.running(handle);
   }
 
   /** The exit code, when this service started the process; -1 for an adopted one, whose parent was init. */
@@ -145,7 +128,7 @@ final class ContainerProcess {
 
   /** Signals the container's whole process group (its session). */
   void signalGroup(String signal) {
-    if (!running(handle)) {
+    if (!ProcStat.running(handle)) {
       return;
     }
     if (!Signals.sendToGroup(handle.pid(), signal)) {
@@ -160,7 +143,7 @@ final class ContainerProcess {
   static List<Long> killStrays(List<Path> logFiles) {
     List<Long> killed = new ArrayList<>();
     List<Path> targets = logFiles.stream().map(f -> f.toAbsolutePath().normalize()).toList();
-    ProcessHandle.allProcesses().filter(ContainerProcess::running).forEach(process -> {
+    ProcessHandle.allProcesses().filter(ProcStat::running).forEach(process -> {
       try {
         Path stdout = java.nio.file.Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", "1"));
         if (targets.contains(stdout)) {
