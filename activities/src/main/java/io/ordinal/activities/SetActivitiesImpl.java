@@ -7,18 +7,18 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.micronaut.transaction.TransactionOperations;
-import java.sql.Connection;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.driver.local.AddressBook;
-import io.ordinal.model.Labels;
-import io.ordinal.model.MaxUnavailable;
-import io.ordinal.model.PodFactory;
+import io.ordinal.kube.Labels;
+import io.ordinal.kube.MaxUnavailable;
+import io.ordinal.kube.PodFactory;
+import io.ordinal.kube.RolloutControls;
+import io.ordinal.kube.StatefulSetFields;
+import io.ordinal.kube.StatusCalculator;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
-import io.ordinal.model.StatefulSetDefaults;
-import io.ordinal.model.StatusCalculator;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
@@ -29,11 +29,12 @@ import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
+import java.sql.Connection;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 @Singleton
@@ -74,7 +75,7 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
     StatefulSetStatus previous = set.getStatus();
     RevisionStore.Ensured update = revisions.ensure(set);
     List<PodSnapshot> observed = pods.ofSet(key.namespace(), key.name()).stream().map(PodStore::snapshot).toList();
-    boolean rolling = StatefulSetDefaults.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
+    boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
         rolling, previous.getCurrentRevision(), update.name(), update.collisionCount(), observed,
         Instant.now().toEpochMilli());
@@ -90,9 +91,9 @@ public class SetActivitiesImpl implements io.ordinal.workflow.SetActivities {
         spec.getReplicas());
     return new SetSnapshot(key, true, set.getMetadata().getDeletionTimestamp() != null,
         set.getMetadata().getGeneration(), spec.getReplicas(),
-        StatefulSetDefaults.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
+        StatefulSetFields.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
         rolling, partition, maxUnavailable, status.getCurrentRevision(), update.name(), observed,
-        RolloutControl.of(set, update.rolledBack()));
+        RolloutControls.of(set, update.rolledBack()));
   }
 
   @Override

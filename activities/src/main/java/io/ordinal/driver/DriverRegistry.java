@@ -1,7 +1,7 @@
 package io.ordinal.driver;
 
 import io.micronaut.context.annotation.Value;
-import io.ordinal.model.Drivers;
+import io.ordinal.kube.Drivers;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Map;

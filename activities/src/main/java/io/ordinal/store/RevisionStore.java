@@ -7,16 +7,17 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.ordinal.model.Labels;
-import io.ordinal.model.RolloutControl;
-import java.util.Map;
-import java.util.Set;
 import io.micronaut.transaction.annotation.Transactional;
+import io.ordinal.kube.Labels;
+import io.ordinal.kube.RolloutControls;
+import io.ordinal.model.RolloutControl;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -156,7 +157,7 @@ public class RevisionStore {
       annotations.put(Labels.CHANGE_CAUSE_ANNOTATION, revision.changeCause());
     }
     reverted.getMetadata().setAnnotations(annotations);
-    RolloutControl.setPaused(reverted, false);
+    RolloutControls.setPaused(reverted, false);
     return reverted;
   }
 

@@ -3,7 +3,7 @@ package io.ordinal.api;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusCause;
-import io.ordinal.model.FieldError;
+import io.ordinal.api.statefulset.FieldError;
 import java.util.List;
 
 /** An API error, answered as a Kubernetes {@code Status} object. */

@@ -1,11 +1,13 @@
 package io.ordinal.api;
 
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.ordinal.model.FieldError;
-import io.ordinal.model.Labels;
+import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.api.statefulset.RolloutStatus;
+import io.ordinal.api.statefulset.StatefulSetDefaults;
+import io.ordinal.kube.Labels;
+import io.ordinal.kube.RolloutControls;
+import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.RolloutControl;
-import io.ordinal.model.RolloutStatus;
-import io.ordinal.model.StatefulSetDefaults;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
@@ -44,7 +46,7 @@ public class RolloutService {
   public StatefulSet pause(String namespace, String name) {
     requireRollingUpdate(sets.get(namespace, name), "pause");
     return sets.patch(namespace, name, set -> {
-      RolloutControl.setPaused(set, true);
+      RolloutControls.setPaused(set, true);
       return set;
     });
   }
@@ -52,7 +54,7 @@ public class RolloutService {
   public StatefulSet resume(String namespace, String name) {
     requireRollingUpdate(sets.get(namespace, name), "resume");
     return sets.patch(namespace, name, set -> {
-      RolloutControl.setPaused(set, false);
+      RolloutControls.setPaused(set, false);
       return set;
     });
   }
@@ -123,7 +125,7 @@ public class RolloutService {
   }
 
   private static void requireRollingUpdate(StatefulSet set, String verb) {
-    if (!StatefulSetDefaults.ROLLING_UPDATE.equals(set.getSpec().getUpdateStrategy().getType())) {
+    if (!StatefulSetFields.ROLLING_UPDATE.equals(set.getSpec().getUpdateStrategy().getType())) {
       throw ApiException.badRequest("cannot " + verb + " the rollout of statefulset \"" + set.getMetadata().getName()
           + "\": spec.updateStrategy.type is " + set.getSpec().getUpdateStrategy().getType()
           + "; only RollingUpdate rollouts can be paused");

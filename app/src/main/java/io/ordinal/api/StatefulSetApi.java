@@ -20,7 +20,7 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Put;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
-import io.ordinal.model.RolloutStatus;
+import io.ordinal.api.statefulset.RolloutStatus;
 import io.ordinal.store.RevisionStore;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;

@@ -4,13 +4,14 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
+import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.api.statefulset.StatefulSetDefaults;
+import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.driver.DriverRegistry;
-import io.ordinal.model.FieldError;
-import io.ordinal.model.LabelSelectors;
+import io.ordinal.kube.LabelSelectors;
+import io.ordinal.kube.RolloutControls;
 import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
-import io.ordinal.model.StatefulSetDefaults;
-import io.ordinal.model.StatefulSetValidation;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.StoreException;
@@ -111,7 +112,7 @@ public class StatefulSetService {
       if (!Objects.equals(stored.getMetadata().getGeneration(), old.getMetadata().getGeneration())) {
         signals.specChanged(key(stored), stored.getMetadata().getGeneration());
       }
-      if (RolloutControl.paused(stored) && !RolloutControl.paused(old)) {
+      if (RolloutControls.paused(stored) && !RolloutControls.paused(old)) {
         signals.pauseRollout(key(stored)); // returns once the running rollout touches no further pod
       }
       return stored;

@@ -1,7 +1,8 @@
-package io.ordinal.model;
+package io.ordinal.kube;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ordinal.model.PodSnapshot;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

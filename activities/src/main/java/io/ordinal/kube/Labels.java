@@ -1,4 +1,4 @@
-package io.ordinal.model;
+package io.ordinal.kube;
 
 /** Well-known labels and annotations, upstream's names where upstream has one. */
 public final class Labels {

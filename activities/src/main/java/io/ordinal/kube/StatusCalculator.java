@@ -1,7 +1,8 @@
-package io.ordinal.model;
+package io.ordinal.kube;
 
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
+import io.ordinal.model.PodSnapshot;
 import java.util.List;
 
 /** Upstream's status arithmetic ({@code computeReplicaStatus} and {@code completeRollingUpdate}). Pure. */

@@ -1,4 +1,4 @@
-package io.ordinal.model;
+package io.ordinal.kube;
 
 import java.util.Set;
 

@@ -1,6 +1,6 @@
-package io.ordinal.model;
+package io.ordinal.api.statefulset;
 
-import static io.ordinal.model.StatefulSetDefaults.nullSafe;
+import static io.ordinal.kube.StatefulSetFields.nullSafe;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -15,6 +15,10 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
+import io.ordinal.kube.Drivers;
+import io.ordinal.kube.LabelSelectors;
+import io.ordinal.kube.Labels;
+import io.ordinal.kube.StatefulSetFields;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -101,9 +105,9 @@ public final class StatefulSetValidation {
       dnsLabel("spec.serviceName", spec.getServiceName());
     }
     String policy = spec.getPodManagementPolicy();
-    if (!StatefulSetDefaults.ORDERED_READY.equals(policy) && !StatefulSetDefaults.PARALLEL.equals(policy)) {
+    if (!StatefulSetFields.ORDERED_READY.equals(policy) && !StatefulSetFields.PARALLEL.equals(policy)) {
       errors.add(FieldError.notSupported("spec.podManagementPolicy", policy,
-          StatefulSetDefaults.ORDERED_READY, StatefulSetDefaults.PARALLEL));
+          StatefulSetFields.ORDERED_READY, StatefulSetFields.PARALLEL));
     }
     validateUpdateStrategy(spec);
     var retention = spec.getPersistentVolumeClaimRetentionPolicy();
@@ -186,12 +190,12 @@ public final class StatefulSetValidation {
   private void validateUpdateStrategy(StatefulSetSpec spec) {
     var strategy = spec.getUpdateStrategy();
     String type = strategy.getType();
-    if (StatefulSetDefaults.ON_DELETE.equals(type)) {
+    if (StatefulSetFields.ON_DELETE.equals(type)) {
       if (strategy.getRollingUpdate() != null) {
         errors.add(FieldError.invalid("spec.updateStrategy.rollingUpdate", "rollingUpdate",
-            "only allowed for updateStrategy '" + StatefulSetDefaults.ROLLING_UPDATE + "'"));
+            "only allowed for updateStrategy '" + StatefulSetFields.ROLLING_UPDATE + "'"));
       }
-    } else if (StatefulSetDefaults.ROLLING_UPDATE.equals(type)) {
+    } else if (StatefulSetFields.ROLLING_UPDATE.equals(type)) {
       var rolling = strategy.getRollingUpdate();
       if (rolling != null) {
         nonNegative("spec.updateStrategy.rollingUpdate.partition", rolling.getPartition());
@@ -204,7 +208,7 @@ public final class StatefulSetValidation {
       }
     } else {
       errors.add(FieldError.notSupported("spec.updateStrategy.type", type,
-          StatefulSetDefaults.ON_DELETE, StatefulSetDefaults.ROLLING_UPDATE));
+          StatefulSetFields.ON_DELETE, StatefulSetFields.ROLLING_UPDATE));
     }
   }
 
@@ -422,8 +426,8 @@ public final class StatefulSetValidation {
   }
 
   private void retentionValue(String path, String value) {
-    if (!StatefulSetDefaults.RETAIN.equals(value) && !StatefulSetDefaults.DELETE.equals(value)) {
-      errors.add(FieldError.notSupported(path, value, StatefulSetDefaults.DELETE, StatefulSetDefaults.RETAIN));
+    if (!StatefulSetFields.RETAIN.equals(value) && !StatefulSetFields.DELETE.equals(value)) {
+      errors.add(FieldError.notSupported(path, value, StatefulSetFields.DELETE, StatefulSetFields.RETAIN));
     }
   }
 

@@ -1,4 +1,4 @@
-package io.ordinal.model;
+package io.ordinal.api.statefulset;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.ordinal.kube.Drivers;
+import io.ordinal.kube.Labels;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;

@@ -1,4 +1,10 @@
-package io.ordinal.model;
+package io.ordinal.api.statefulset;
+
+import static io.ordinal.kube.StatefulSetFields.DELETE;
+import static io.ordinal.kube.StatefulSetFields.ORDERED_READY;
+import static io.ordinal.kube.StatefulSetFields.RETAIN;
+import static io.ordinal.kube.StatefulSetFields.ROLLING_UPDATE;
+import static io.ordinal.kube.StatefulSetFields.nullSafe;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -10,16 +16,11 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetPersistentVolumeClaimRetentionPolicy;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategy;
+import io.ordinal.kube.StatefulSetFields;
 import java.util.List;
 
 /** Upstream's defaulting ({@code SetDefaults_StatefulSet} and the pod template defaults it relies on). */
 public final class StatefulSetDefaults {
-  public static final String ORDERED_READY = "OrderedReady";
-  public static final String PARALLEL = "Parallel";
-  public static final String ROLLING_UPDATE = "RollingUpdate";
-  public static final String ON_DELETE = "OnDelete";
-  public static final String RETAIN = "Retain";
-  public static final String DELETE = "Delete";
 
   private StatefulSetDefaults() {}
 
@@ -109,10 +110,6 @@ public final class StatefulSetDefaults {
         }
       }
     }
-  }
-
-  static <T> List<T> nullSafe(List<T> list) {
-    return list == null ? List.of() : list;
   }
 
   static List<Container> concat(List<Container> a, List<Container> b) {

@@ -1,7 +1,9 @@
-package io.ordinal.model;
+package io.ordinal.api.statefulset;
 
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
+import io.ordinal.kube.RolloutControls;
+import io.ordinal.kube.StatefulSetFields;
 import java.util.Objects;
 
 /**
@@ -29,7 +31,7 @@ public record RolloutStatus(String phase, String message, boolean done, int repl
     int updated = nz(status.getUpdatedReplicas());
     String current = status.getCurrentRevision();
     String update = status.getUpdateRevision();
-    if (!StatefulSetDefaults.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType())) {
+    if (!StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType())) {
       return progressing("rollout status is only available for RollingUpdate strategy type", set, rollingBack);
     }
     long observed = status.getObservedGeneration() == null ? 0 : status.getObservedGeneration();
@@ -50,7 +52,7 @@ public record RolloutStatus(String phase, String message, boolean done, int repl
         : partition > 0 ? "Waiting for partitioned roll out to finish: " + updated + " out of " + wanted
             + " new pods have been updated..."
         : "waiting for statefulset rolling update to complete " + updated + " pods at revision " + update + "...";
-    if (RolloutControl.paused(set)) {
+    if (RolloutControls.paused(set)) {
       return new RolloutStatus(PAUSED, "rollout paused: " + updated + " of " + replicas + " pods at revision " + update
           + "; resume it to go on", false, replicas, ready, updated, current, update);
     }

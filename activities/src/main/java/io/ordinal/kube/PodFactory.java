@@ -1,4 +1,4 @@
-package io.ordinal.model;
+package io.ordinal.kube;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -51,13 +51,13 @@ public final class PodFactory {
     }
     // Each claim template replaces any template volume of the same name with the ordinal's PVC.
     List<Volume> volumes = new ArrayList<>();
-    List<PersistentVolumeClaim> claims = StatefulSetDefaults.nullSafe(set.getSpec().getVolumeClaimTemplates());
+    List<PersistentVolumeClaim> claims = StatefulSetFields.nullSafe(set.getSpec().getVolumeClaimTemplates());
     for (PersistentVolumeClaim claim : claims) {
       String name = claim.getMetadata().getName();
       volumes.add(new VolumeBuilder().withName(name)
           .withNewPersistentVolumeClaim(claimName(name, setName, ordinal), false).build());
     }
-    for (Volume volume : StatefulSetDefaults.nullSafe(spec.getVolumes())) {
+    for (Volume volume : StatefulSetFields.nullSafe(spec.getVolumes())) {
       if (claims.stream().noneMatch(c -> c.getMetadata().getName().equals(volume.getName()))) {
         volumes.add(volume);
       }
@@ -78,7 +78,7 @@ public final class PodFactory {
     Map<String, String> selectorLabels = set.getSpec().getSelector() == null || set.getSpec().getSelector().getMatchLabels() == null
         ? Map.of() : set.getSpec().getSelector().getMatchLabels();
     List<PersistentVolumeClaim> result = new ArrayList<>();
-    for (PersistentVolumeClaim template : StatefulSetDefaults.nullSafe(set.getSpec().getVolumeClaimTemplates())) {
+    for (PersistentVolumeClaim template : StatefulSetFields.nullSafe(set.getSpec().getVolumeClaimTemplates())) {
       Map<String, String> labels = new LinkedHashMap<>(
           template.getMetadata().getLabels() == null ? Map.of() : template.getMetadata().getLabels());
       labels.putAll(selectorLabels);

@@ -1,4 +1,4 @@
-package io.ordinal.model;
+package io.ordinal.api.statefulset;
 
 /**
  * One validation failure, in the shape of a Kubernetes {@code StatusCause}.

@@ -1,4 +1,4 @@
-package io.ordinal.model;
+package io.ordinal.kube;
 
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;

@@ -1,4 +1,4 @@
-package io.ordinal.model;
+package io.ordinal.api.statefulset;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

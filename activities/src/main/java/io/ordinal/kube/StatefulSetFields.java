@@ -1,0 +1,20 @@
+package io.ordinal.kube;
+
+import java.util.List;
+
+/** The enum values of apps/v1 StatefulSet fields, shared by defaulting, validation and the adapters. */
+public final class StatefulSetFields {
+  public static final String ORDERED_READY = "OrderedReady";
+  public static final String PARALLEL = "Parallel";
+  public static final String ROLLING_UPDATE = "RollingUpdate";
+  public static final String ON_DELETE = "OnDelete";
+  public static final String RETAIN = "Retain";
+  public static final String DELETE = "Delete";
+
+  private StatefulSetFields() {}
+
+  /** An optional list field of the fabric8 model, empty when unset. */
+  public static <T> List<T> nullSafe(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+}
