@@ -39,6 +39,11 @@ public class DriverRegistry {
     return driver;
   }
 
+  /** Tells every driver that a set is gone. */
+  public void setRemoved(String namespace, String setName) {
+    drivers.values().forEach(driver -> driver.setRemoved(namespace, setName));
+  }
+
   public void recoverAll() {
     drivers.values().forEach(PodDriver::recover);
   }

@@ -20,4 +20,7 @@ public interface PodDriver {
 
   /** At service start: resumes supervision of every pod this driver runs. */
   void recover();
+
+  /** A set is gone (its pods are): releases what the driver kept for it, such as the local driver's addresses. */
+  default void setRemoved(String namespace, String setName) {}
 }

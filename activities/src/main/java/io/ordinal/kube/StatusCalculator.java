@@ -1,8 +1,10 @@
 package io.ordinal.kube;
 
+import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder;
 import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.SetStatus;
 import java.util.List;
 
 /** Upstream's status arithmetic ({@code computeReplicaStatus} and {@code completeRollingUpdate}). Pure. */
@@ -14,7 +16,7 @@ public final class StatusCalculator {
    * @param previousCurrentRevision the currentRevision recorded so far, null for a new set
    * @param pods every pod of the set, condemned ones included
    */
-  public static StatefulSetStatus compute(
+  public static SetStatus compute(
       long observedGeneration,
       int minReadySeconds,
       boolean rollingUpdate,
@@ -46,16 +48,24 @@ public final class StatusCalculator {
       current = updated;
       currentRevision = updateRevision;
     }
-    return new StatefulSetStatusBuilder()
-        .withObservedGeneration(observedGeneration)
-        .withReplicas(replicas)
-        .withReadyReplicas(ready)
-        .withAvailableReplicas(available)
-        .withCurrentReplicas(current)
-        .withUpdatedReplicas(updated)
-        .withCurrentRevision(currentRevision)
-        .withUpdateRevision(updateRevision)
-        .withCollisionCount(collisionCount)
+    return new SetStatus(observedGeneration, replicas, ready, available, current, updated, currentRevision,
+        updateRevision, collisionCount);
+  }
+
+  /** The apps/v1 status object: {@code status} with {@code conditions}. */
+  public static StatefulSetStatus toObject(SetStatus status, List<StatefulSetCondition> conditions) {
+    StatefulSetStatus object = new StatefulSetStatusBuilder()
+        .withObservedGeneration(status.observedGeneration())
+        .withReplicas(status.replicas())
+        .withReadyReplicas(status.readyReplicas())
+        .withAvailableReplicas(status.availableReplicas())
+        .withCurrentReplicas(status.currentReplicas())
+        .withUpdatedReplicas(status.updatedReplicas())
+        .withCurrentRevision(status.currentRevision())
+        .withUpdateRevision(status.updateRevision())
+        .withCollisionCount(status.collisionCount())
         .build();
+    object.setConditions(conditions);
+    return object;
   }
 }

@@ -53,39 +53,77 @@ public class RevisionStore {
       String changeCause) {
     String data = canonical(template);
     List<ControllerRevisionRow> history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
-    long newest = history.isEmpty() ? 0 : history.getLast().revision();
     while (true) {
-      String name = setName + "-" + hash(data, collisionCount);
+      switch (decide(setName, history, data, collisionCount)) {
+        case Decision.Stored stored -> {
+          return stored.ensured();
+        }
+        case Decision.Renumber renumber -> {
+          revisions.renumber(renumber.row().id(), newest(history) + 1, changeCause, Instant.now());
+          return new Ensured(renumber.row().name(), renumber.collisionCount(), true);
+        }
+        case Decision.Insert insert -> {
+          if (revisions.insertIfAbsent(namespace + "/" + insert.name(), namespace, insert.name(), setName,
+              UUID.randomUUID().toString(), newest(history) + 1, data, changeCause, Instant.now()) > 0) {
+            return new Ensured(insert.name(), insert.collisionCount(), false);
+          }
+          // Another writer (a concurrent undo or observation) stored it first: decide again on its row.
+          history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
+        }
+      }
+    }
+  }
+
+  /**
+   * The revision of the set's template as {@link #ensure} would return it, when ensuring it would
+   * write nothing (it is stored and the newest); empty when {@link #ensure} has work to do. Reads only
+   * {@code history}, the set's revisions oldest first.
+   */
+  public static Optional<Ensured> lookup(StatefulSet set, List<ControllerRevisionRow> history) {
+    return decide(set.getMetadata().getName(), history, canonical(set.getSpec().getTemplate()), collisionCount(set))
+        instanceof Decision.Stored stored ? Optional.of(stored.ensured()) : Optional.empty();
+  }
+
+  /** What {@link #ensure} must do for a template, given the set's history. */
+  private sealed interface Decision {
+    record Stored(Ensured ensured) implements Decision {}
+
+    record Renumber(ControllerRevisionRow row, int collisionCount) implements Decision {}
+
+    record Insert(String name, int collisionCount) implements Decision {}
+  }
+
+  private static Decision decide(String setName, List<ControllerRevisionRow> history, String data, int collisionCount) {
+    for (int collisions = collisionCount; ; collisions++) {
+      String name = setName + "-" + hash(data, collisions);
       Optional<ControllerRevisionRow> existing = history.stream().filter(r -> r.name().equals(name)).findFirst();
       if (existing.isEmpty()) {
-        if (revisions.insertIfAbsent(namespace + "/" + name, namespace, name, setName, UUID.randomUUID().toString(),
-            newest + 1, data, changeCause, Instant.now()) > 0) {
-          return new Ensured(name, collisionCount, false);
-        }
-        // Another writer (a concurrent undo or observation) stored it first: decide again on its row.
-        history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
-        newest = history.isEmpty() ? 0 : history.getLast().revision();
-        continue;
+        return new Decision.Insert(name, collisions);
       }
       ControllerRevisionRow row = existing.get();
       if (row.template().equals(data)) {
-        if (row.revision() != newest) {
-          revisions.renumber(row.id(), newest + 1, changeCause, Instant.now());
-          return new Ensured(name, collisionCount, true);
-        }
-        return new Ensured(name, collisionCount, row.rolledBack());
+        return row.revision() != newest(history)
+            ? new Decision.Renumber(row, collisions)
+            : new Decision.Stored(new Ensured(name, collisions, row.rolledBack()));
       }
-      collisionCount++;
     }
+  }
+
+  private static long newest(List<ControllerRevisionRow> history) {
+    return history.isEmpty() ? 0 : history.getLast().revision();
+  }
+
+  private static int collisionCount(StatefulSet set) {
+    Integer collisions = set.getStatus() == null ? null : set.getStatus().getCollisionCount();
+    return collisions == null ? 0 : collisions;
   }
 
   /** {@link #ensure} for the set's own template, collision count and change-cause. */
   @Transactional
   public Ensured ensure(StatefulSet set) {
-    Integer collisions = set.getStatus() == null ? null : set.getStatus().getCollisionCount();
     var annotations = set.getMetadata().getAnnotations();
     return ensure(set.getMetadata().getNamespace(), set.getMetadata().getName(), set.getSpec().getTemplate(),
-        collisions == null ? 0 : collisions, annotations == null ? null : annotations.get(Labels.CHANGE_CAUSE_ANNOTATION));
+        collisionCount(set), annotations == null ? null : annotations.get(Labels.CHANGE_CAUSE_ANNOTATION));
   }
 
   /** A set's revisions, oldest number first. */
@@ -98,11 +136,15 @@ public class RevisionStore {
    * {@code live} (the current and update revisions and every revision a pod still runs).
    */
   public void prune(String namespace, String setName, int limit, Set<String> live) {
-    List<ControllerRevisionRow> history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
-    List<ControllerRevisionRow> prunable = history.stream().filter(r -> !live.contains(r.name())).toList();
-    for (int i = 0; i < prunable.size() - Math.max(0, limit); i++) {
-      revisions.deleteById(prunable.get(i).id());
-    }
+    List<ControllerRevisionRow> prunable = prunable(history(namespace, setName), limit, live);
+    prunable.forEach(row -> revisions.deleteById(row.id()));
+  }
+
+  /** The revisions of {@code history} (oldest first) that pruning to {@code limit} deletes. Pure. */
+  public static List<ControllerRevisionRow> prunable(List<ControllerRevisionRow> history, int limit,
+      Set<String> live) {
+    List<ControllerRevisionRow> candidates = history.stream().filter(r -> !live.contains(r.name())).toList();
+    return candidates.subList(0, Math.max(0, candidates.size() - Math.max(0, limit)));
   }
 
   public List<ControllerRevision> list(String namespace) {

@@ -27,7 +27,6 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
-import io.ordinal.activities.SetActivitiesImpl;
 import io.ordinal.driver.local.LocalDriver;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.model.SetKey;
@@ -35,6 +34,7 @@ import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.temporal.SetSignals;
+import io.ordinal.workflow.PodActivities;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -50,18 +50,18 @@ import java.util.Map;
 public class CoreApi {
   private final PodStore pods;
   private final EventRecorder events;
-  private final SetActivitiesImpl activities;
+  private final PodActivities podActivities;
   private final SetSignals signals;
   private final LocalDriver localDriver;
   private final StatefulSetStore sets;
 
-  public CoreApi(PodStore pods, EventRecorder events, SetActivitiesImpl activities, SetSignals signals,
+  public CoreApi(PodStore pods, EventRecorder events, PodActivities podActivities, SetSignals signals,
       LocalDriver localDriver, StatefulSetStore sets) {
     this.localDriver = localDriver;
     this.sets = sets;
     this.pods = pods;
     this.events = events;
-    this.activities = activities;
+    this.podActivities = podActivities;
     this.signals = signals;
   }
 
@@ -88,7 +88,7 @@ public class CoreApi {
   public HttpResponse<String> deletePod(HttpRequest<?> request, String namespace, String name) {
     var row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
     SetKey key = new SetKey(namespace, row.setName());
-    activities.deletePod(key, name, "deleted through the API");
+    podActivities.deletePod(new PodActivities.PodDeletion(key, name, "deleted through the API"));
     signals.podChanged(namespace, row.setName(), name);
     return KubeCodec.ok(request, pods.find(namespace, name).map(PodStore::toObject).orElse(PodStore.toObject(row)));
   }

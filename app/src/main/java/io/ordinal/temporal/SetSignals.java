@@ -5,13 +5,14 @@ import io.ordinal.driver.PodEvents;
 import io.ordinal.model.SetKey;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.workflow.ControllerInput;
-import io.ordinal.workflow.Operations;
+import io.ordinal.workflow.Operation;
+import io.ordinal.workflow.OperationWorkflow;
 import io.ordinal.workflow.OrdinalSearchAttributes;
 import io.ordinal.workflow.StatefulSetControllerWorkflow;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
 import jakarta.inject.Singleton;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -25,10 +26,6 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class SetSignals implements PodEvents {
   private static final Logger log = LoggerFactory.getLogger(SetSignals.class);
-  /** The signal name of {@link io.ordinal.workflow.OperationWorkflow#wake()}. */
-  private static final String WAKE_SIGNAL = "wake";
-  /** The update name of {@link io.ordinal.workflow.OperationWorkflow#pause()}. */
-  private static final String PAUSE_UPDATE = "pause";
   private static final java.time.Duration PAUSE_FENCE_TIMEOUT = java.time.Duration.ofSeconds(10);
   private static final java.util.concurrent.ExecutorService FENCES =
       java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
@@ -53,7 +50,7 @@ public class SetSignals implements PodEvents {
     Optional<String> operation = sets.activeOperation(namespace, setName);
     if (operation.isPresent()) {
       try {
-        client.newUntypedWorkflowStub(operation.get()).signal(WAKE_SIGNAL);
+        client.newWorkflowStub(OperationWorkflow.class, operation.get()).wake();
         return;
       } catch (WorkflowNotFoundException e) {
         // that operation has ended: the controller decides whether another one is needed
@@ -71,11 +68,11 @@ public class SetSignals implements PodEvents {
    */
   public void pauseRollout(SetKey key) {
     Optional<String> operation = sets.activeOperation(key.namespace(), key.name());
-    if (operation.isEmpty() || !Operations.isRollout(SetKey.operationOf(operation.get()))) {
+    if (operation.isEmpty() || !operation.flatMap(Operation::ofWorkflowId).map(Operation::isRollout).orElse(false)) {
       return;
     }
     var update = java.util.concurrent.CompletableFuture.runAsync(
-        () -> client.newUntypedWorkflowStub(operation.get()).update(PAUSE_UPDATE, Void.class),
+        () -> client.newWorkflowStub(OperationWorkflow.class, operation.get()).pause(),
         FENCES);
     try {
       update.get(PAUSE_FENCE_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -114,8 +111,8 @@ public class SetSignals implements PodEvents {
       StatefulSetControllerWorkflow controller = client.newWorkflowStub(StatefulSetControllerWorkflow.class,
           WorkflowOptions.newBuilder()
               .setWorkflowId(key.controllerWorkflowId())
-              .setTaskQueue(Operations.TASK_QUEUE)
-              .setTypedSearchAttributes(OrdinalSearchAttributes.of(key, Operations.CONTROLLER, null))
+              .setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE)
+              .setTypedSearchAttributes(OrdinalSearchAttributes.ofController(key))
               .setStaticSummary("controller of StatefulSet " + key)
               .build());
       BatchRequest request = client.newSignalWithStartRequest();

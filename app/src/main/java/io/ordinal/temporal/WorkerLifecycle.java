@@ -2,11 +2,12 @@ package io.ordinal.temporal;
 
 import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
+import io.ordinal.activities.PodActivitiesImpl;
 import io.ordinal.activities.SetActivitiesImpl;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.workflow.OperationWorkflowImpl;
-import io.ordinal.workflow.Operations;
 import io.ordinal.workflow.OrdinalSearchAttributes;
+import io.ordinal.workflow.StatefulSetControllerWorkflow;
 import io.ordinal.workflow.StatefulSetControllerWorkflowImpl;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
@@ -36,17 +37,19 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
   private final WorkerFactory factory;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
-  private final SetActivitiesImpl activities;
+  private final SetActivitiesImpl setActivities;
+  private final PodActivitiesImpl podActivities;
   private final DriverRegistry drivers;
   private final SetSignals signals;
   private volatile boolean started;
 
   public WorkerLifecycle(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client,
-      SetActivitiesImpl activities, DriverRegistry drivers, SetSignals signals) {
+      SetActivitiesImpl setActivities, PodActivitiesImpl podActivities, DriverRegistry drivers, SetSignals signals) {
     this.factory = factory;
     this.stubs = stubs;
     this.client = client;
-    this.activities = activities;
+    this.setActivities = setActivities;
+    this.podActivities = podActivities;
     this.drivers = drivers;
     this.signals = signals;
   }
@@ -54,10 +57,10 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
   @Override
   public void onApplicationEvent(ServerStartupEvent event) {
     registerSearchAttributes();
-    Worker worker = factory.newWorker(Operations.TASK_QUEUE,
+    Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE,
         WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
-    worker.registerActivitiesImplementations(activities);
+    worker.registerActivitiesImplementations(setActivities, podActivities);
     factory.start();
     drivers.recoverAll();
     signals.nudgeAll();

@@ -8,18 +8,6 @@ public record SetKey(String namespace, String name) {
     return "statefulset/" + namespace + "/" + name;
   }
 
-  /** Readable id of one operation run by the controller, e.g. {@code statefulset/default/web/scale-3}. */
-  public String operationWorkflowId(String operation, long sequence) {
-    return controllerWorkflowId() + "/" + operation + "-" + sequence;
-  }
-
-  /** The operation named in an id made by {@link #operationWorkflowId}: {@code scale} for {@code .../scale-3}. */
-  public static String operationOf(String operationWorkflowId) {
-    String last = operationWorkflowId.substring(operationWorkflowId.lastIndexOf('/') + 1);
-    int dash = last.lastIndexOf('-');
-    return dash < 0 ? last : last.substring(0, dash);
-  }
-
   public String podName(int ordinal) {
     return name + "-" + ordinal;
   }

@@ -7,6 +7,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
  * Decides the next step for a set: a pure function of an observed snapshot and the time.
@@ -27,7 +29,6 @@ public final class Planner {
     if (set.deleting()) {
       return planDeletion(set);
     }
-    boolean monotonic = !set.parallel();
     Map<Integer, PodSnapshot> byOrdinal = new TreeMap<>();
     List<PodSnapshot> condemned = new ArrayList<>();
     for (PodSnapshot pod : set.pods()) {
@@ -37,100 +38,155 @@ public final class Planner {
         condemned.add(pod);
       }
     }
-    condemned.sort(Comparator.comparingInt(PodSnapshot::ordinal));
+    condemned.sort(Comparator.comparingInt(PodSnapshot::ordinal).reversed());
 
-    List<Action> actions = new ArrayList<>();
-    long wakeAt = 0;
-    String waitingFor = "";
-
-    for (int ordinal = 0; ordinal < set.replicas(); ordinal++) {
-      PodSnapshot pod = byOrdinal.get(ordinal);
-      String name = set.key().podName(ordinal);
-      if (pod == null) {
-        actions.add(new Action.CreatePod(ordinal, revisionFor(set, ordinal)));
-        if (monotonic) {
-          return new Plan(actions, false, 0, "pod " + name + " to be Running and Ready");
-        }
-        continue;
-      }
-      if (pod.terminating()) {
-        if (monotonic) {
-          return new Plan(actions, false, 0, "pod " + name + " to terminate");
-        }
-        waitingFor = firstNonEmpty(waitingFor, "pod " + name + " to terminate");
-        continue;
-      }
-      if (pod.finished()) {
-        // Upstream deletes a Failed/Succeeded pod and recreates it under the same identity;
-        // the create follows once the old pod is fully gone.
-        actions.add(new Action.DeletePod(ordinal, name, "pod is " + pod.phase()));
-        if (monotonic) {
-          return new Plan(actions, false, 0, "pod " + name + " to be recreated");
-        }
-        continue;
-      }
-      if (!pod.healthy() && set.rollingUpdate() && !set.rollout().paused()
-          && !pod.revision().equals(revisionFor(set, ordinal))) {
-        // Forced rollback (seed 000's known issue, fixed here): an unhealthy pod from a revision that
-        // is no longer the target is replaced instead of waited on, so a bad template that was
-        // reverted never leaves the set stuck.
-        actions.add(new Action.DeletePod(ordinal, name, "not ready and not on the target revision"));
-        if (monotonic) {
-          return new Plan(actions, false, 0, "pod " + name + " to be replaced at revision " + revisionFor(set, ordinal));
-        }
-        continue;
-      }
-      if (!pod.runningAndReady()) {
-        if (monotonic) {
-          return new Plan(actions, false, 0, "pod " + name + " to be Running and Ready");
-        }
-        waitingFor = firstNonEmpty(waitingFor, "pod " + name + " to be Running and Ready");
-        continue;
-      }
-      if (!pod.available(set.minReadySeconds(), nowMillis)) {
-        long availableAt = pod.availableAtMillis(set.minReadySeconds());
-        String reason = "pod " + name + " to be Ready for minReadySeconds=" + set.minReadySeconds();
-        if (monotonic) {
-          return new Plan(actions, false, availableAt, reason);
-        }
-        wakeAt = wakeAt == 0 ? availableAt : Math.min(wakeAt, availableAt);
-        waitingFor = firstNonEmpty(waitingFor, reason);
-      }
+    Pass pass = new Pass(set, nowMillis);
+    List<Integer> ordinals = IntStream.range(0, set.replicas()).boxed().toList();
+    if (pass.runForAll(ordinals, ordinal -> pass.processReplica(ordinal, byOrdinal.get(ordinal)))
+        || pass.runForAll(condemned, pod -> pass.processCondemned(pod, condemned))) {
+      return pass.plan();
     }
-
-    // Scale down, highest ordinal first. Under OrderedReady a condemned pod is deleted only when
-    // every pod below it is healthy (the [0, replicas) range is known healthy once we get here).
-    // Upstream's code only blocks an *unhealthy* target that is not the first unhealthy pod; we
-    // follow the documented guarantee ("all of its predecessors must be Running and Ready"), which
-    // also holds a healthy target back while a lower condemned pod is unhealthy.
-    PodSnapshot firstUnhealthy = condemned.stream().filter(p -> !p.healthy()).findFirst().orElse(null);
-    for (int i = condemned.size() - 1; i >= 0; i--) {
-      PodSnapshot pod = condemned.get(i);
-      if (pod.terminating()) {
-        if (monotonic) {
-          return new Plan(actions, false, 0, "pod " + pod.name() + " to terminate");
-        }
-        waitingFor = firstNonEmpty(waitingFor, "pod " + pod.name() + " to terminate");
-        continue;
-      }
-      if (monotonic && firstUnhealthy != null && firstUnhealthy.ordinal() < pod.ordinal()) {
-        return new Plan(actions, false, 0, "pod " + firstUnhealthy.name() + " to be healthy before scaling down");
-      }
-      actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));
-      if (monotonic) {
-        return new Plan(actions, false, 0, "pod " + pod.name() + " to terminate");
-      }
-    }
-
-    if (set.rollingUpdate() && actions.isEmpty()) {
+    if (set.rollingUpdate() && pass.actions.isEmpty()) {
       Plan rolling = planRollingUpdate(set, byOrdinal, nowMillis);
       if (rolling != null) {
         return rolling;
       }
     }
+    return pass.plan();
+  }
 
-    boolean converged = actions.isEmpty() && waitingFor.isEmpty() && wakeAt == 0;
-    return new Plan(actions, converged, wakeAt, waitingFor);
+  /**
+   * Forced rollback (seed 000's known issue, fixed here): a pod that is not healthy and runs a
+   * revision that is no longer its target is replaced instead of waited on, so a bad template that
+   * was reverted never leaves the set stuck. A paused rollout replaces nothing.
+   */
+  static boolean replaceInsteadOfWaiting(SetSnapshot set, PodSnapshot pod) {
+    return !pod.healthy() && set.rollingUpdate() && !set.rollout().paused()
+        && !pod.revision().equals(revisionFor(set, pod.ordinal()));
+  }
+
+  /**
+   * What processing one pod leaves the pass with. Under OrderedReady ("monotonic") any step but
+   * {@link #NEXT} ends the pass there; under Parallel the pass goes on, remembering what it waits for.
+   */
+  private record Step(boolean blocks, String waitingFor, long wakeAtMillis) {
+    static final Step NEXT = new Step(false, "", 0);
+
+    /** An action was just planned for this pod; under OrderedReady the next pod waits for its outcome. */
+    static Step acted(String outcome) {
+      return new Step(true, outcome, -1);
+    }
+
+    static Step waitFor(String condition) {
+      return new Step(true, condition, 0);
+    }
+
+    /** Waits for {@code condition}, which holds by itself at {@code atMillis} (a durable timer). */
+    static Step waitUntil(String condition, long atMillis) {
+      return new Step(true, condition, atMillis);
+    }
+
+    boolean acted() {
+      return wakeAtMillis < 0;
+    }
+  }
+
+  /** One pass of upstream's {@code updateStatefulSet} over a set: the actions and waits it collects. */
+  private static final class Pass {
+    private final SetSnapshot set;
+    private final long nowMillis;
+    private final boolean monotonic;
+    final List<Action> actions = new ArrayList<>();
+    private String waitingFor = "";
+    private long wakeAt;
+
+    Pass(SetSnapshot set, long nowMillis) {
+      this.set = set;
+      this.nowMillis = nowMillis;
+      this.monotonic = !set.parallel();
+    }
+
+    /**
+     * Upstream {@code runForAll}: processes each item in order. Under OrderedReady the first step that
+     * blocks ends the pass (returns true); under Parallel every item is processed.
+     */
+    <T> boolean runForAll(List<T> items, Function<T, Step> process) {
+      for (T item : items) {
+        Step step = process.apply(item);
+        if (!step.blocks()) {
+          continue;
+        }
+        if (monotonic) {
+          waitingFor = step.waitingFor();
+          wakeAt = Math.max(0, step.wakeAtMillis());
+          return true;
+        }
+        if (!step.acted()) {
+          waitingFor = waitingFor.isEmpty() ? step.waitingFor() : waitingFor;
+          if (step.wakeAtMillis() > 0) {
+            wakeAt = wakeAt == 0 ? step.wakeAtMillis() : Math.min(wakeAt, step.wakeAtMillis());
+          }
+        }
+      }
+      return false;
+    }
+
+    /** Upstream {@code processReplica}: ordinal in [0, replicas) must have a healthy, available pod. */
+    Step processReplica(int ordinal, PodSnapshot pod) {
+      String name = set.key().podName(ordinal);
+      if (pod == null) {
+        actions.add(new Action.CreatePod(ordinal, revisionFor(set, ordinal)));
+        return Step.acted("pod " + name + " to be Running and Ready");
+      }
+      if (pod.terminating()) {
+        return Step.waitFor("pod " + name + " to terminate");
+      }
+      if (pod.finished()) {
+        // Upstream deletes a Failed/Succeeded pod and recreates it under the same identity;
+        // the create follows once the old pod is fully gone.
+        actions.add(new Action.DeletePod(ordinal, name, "pod is " + pod.phase()));
+        return Step.acted("pod " + name + " to be recreated");
+      }
+      if (replaceInsteadOfWaiting(set, pod)) {
+        actions.add(new Action.DeletePod(ordinal, name, "not ready and not on the target revision"));
+        return Step.acted("pod " + name + " to be replaced at revision " + revisionFor(set, ordinal));
+      }
+      if (!pod.runningAndReady()) {
+        return Step.waitFor("pod " + name + " to be Running and Ready");
+      }
+      if (!pod.available(set.minReadySeconds(), nowMillis)) {
+        return Step.waitUntil("pod " + name + " to be Ready for minReadySeconds=" + set.minReadySeconds(),
+            pod.availableAtMillis(set.minReadySeconds()));
+      }
+      return Step.NEXT;
+    }
+
+    /**
+     * Upstream {@code processCondemned}: scale down, highest ordinal first ({@code condemned} is in
+     * that order). Under OrderedReady a condemned pod is deleted only when every pod below it is
+     * healthy (the [0, replicas) range is known healthy once we get here). Upstream's code only
+     * blocks an *unhealthy* target that is not the first unhealthy pod; we follow the documented
+     * guarantee ("all of its predecessors must be Running and Ready"), which also holds a healthy
+     * target back while a lower condemned pod is unhealthy.
+     */
+    Step processCondemned(PodSnapshot pod, List<PodSnapshot> condemned) {
+      if (pod.terminating()) {
+        return Step.waitFor("pod " + pod.name() + " to terminate");
+      }
+      if (monotonic) {
+        PodSnapshot firstUnhealthy = condemned.reversed().stream().filter(p -> !p.healthy()).findFirst().orElse(null);
+        if (firstUnhealthy != null && firstUnhealthy.ordinal() < pod.ordinal()) {
+          return Step.waitFor("pod " + firstUnhealthy.name() + " to be healthy before scaling down");
+        }
+      }
+      actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));
+      return Step.acted("pod " + pod.name() + " to terminate");
+    }
+
+    Plan plan() {
+      boolean converged = actions.isEmpty() && waitingFor.isEmpty() && wakeAt == 0;
+      return new Plan(actions, converged, wakeAt, waitingFor);
+    }
   }
 
   /**
@@ -204,7 +260,4 @@ public final class Planner {
     return set.updateRevision();
   }
 
-  private static String firstNonEmpty(String current, String candidate) {
-    return current.isEmpty() ? candidate : current;
-  }
 }

@@ -9,15 +9,15 @@ final class ActivityStubs {
   private ActivityStubs() {}
 
   /**
-   * The set's activities run as local activities: each is a few milliseconds of database work, and
+   * Set and pod activities run as local activities: each is a few milliseconds of database work, and
    * running observe-plan-act inside one workflow task (instead of a task-queue round trip per
    * activity) is what lets the next pod start within ~100 ms of its predecessor becoming
    * available. They stay visible in the history as markers. They are idempotent and retried
    * without limit, with capped back-off, so an operation rides out a database outage.
    */
-  static SetActivities setActivities() {
+  static <T> T local(Class<T> activities) {
     return Workflow.newLocalActivityStub(
-        SetActivities.class,
+        activities,
         LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(Duration.ofSeconds(30))
             .setRetryOptions(RetryOptions.newBuilder()

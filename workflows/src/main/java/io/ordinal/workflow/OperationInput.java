@@ -11,7 +11,7 @@ import io.ordinal.model.SetKey;
  * @param toRevision the update revision the operation works towards; a rollout ends when it changes
  * @param progress a rollout's progress-deadline bookkeeping; null until the first observation
  */
-public record OperationInput(SetKey key, String operation, long generation, String fromRevision, String toRevision,
+public record OperationInput(SetKey key, Operation operation, long generation, String fromRevision, String toRevision,
     RolloutProgress progress) {
 
   OperationInput withProgress(RolloutProgress next) {

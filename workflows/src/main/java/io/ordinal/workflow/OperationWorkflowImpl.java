@@ -5,11 +5,16 @@ import io.ordinal.model.SetSnapshot;
 import io.ordinal.planner.Action;
 import io.ordinal.planner.Plan;
 import io.ordinal.planner.Planner;
+import io.ordinal.workflow.SetActivities.OperationClaim;
+import io.ordinal.workflow.SetActivities.ProgressingCondition;
+import io.ordinal.workflow.SetActivities.Rollback;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.Objects;
+import org.slf4j.Logger;
 
 public class OperationWorkflowImpl implements OperationWorkflow {
+  private static final Logger log = Workflow.getLogger(OperationWorkflowImpl.class);
   /**
    * Pod changes arrive as signals; this poll is only a safety net for a notification lost in a
    * crash between a pod's change and its signal.
@@ -18,7 +23,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   static final int MAX_HISTORY_EVENTS = 5_000;
   static final String DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
 
-  private final SetActivities activities = ActivityStubs.setActivities();
+  private Steps steps;
   private boolean woken;
   /** Set by the pause fence; cleared by the next observation, which reads the stored pause. */
   private boolean pauseRequested;
@@ -26,13 +31,14 @@ public class OperationWorkflowImpl implements OperationWorkflow {
 
   @Override
   public String run(OperationInput input) {
+    steps = Steps.ofThisRun();
     SetKey key = input.key();
-    boolean rollout = Operations.isRollout(input.operation());
+    boolean rollout = input.operation().isRollout();
     RolloutProgress progress = input.progress();
-    activities.claimOperation(key, Workflow.getInfo().getWorkflowId());
+    steps.set.claimOperation(new OperationClaim(key, Workflow.getInfo().getWorkflowId()));
     while (true) {
       woken = false;
-      SetSnapshot set = activities.refresh(key);
+      SetSnapshot set = steps.observe(key);
       pauseRequested = false;
       String superseded = supersededBy(input, set);
       if (superseded != null) {
@@ -44,7 +50,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       if (rollout) {
         if (progress == null) {
           progress = RolloutProgress.start(set, now);
-          activities.setProgressing(key, true, "RolloutProgressing", describe(input) + " started");
+          setProgressing(key, true, "RolloutProgressing", describe(input) + " started");
         }
         progress = checkDeadline(input, set, progress, progress.observe(set, now), plan.converged());
         deadline = progress.failed() || set.rollout().paused() ? 0 : progress.deadlineMillis(set);
@@ -52,7 +58,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       if (plan.converged()) {
         waitingFor = "";
         if (rollout) {
-          activities.setProgressing(key, true, "RolloutComplete", describe(input) + " complete");
+          setProgressing(key, true, "RolloutComplete", describe(input) + " complete");
         }
         return "converged at generation " + set.generation() + ": " + set.replicas() + " replicas"
             + (rollout ? " at revision " + set.updateRevision() : "");
@@ -62,10 +68,10 @@ public class OperationWorkflowImpl implements OperationWorkflow {
           break; // observe again: the stored spec now says paused
         }
         switch (action) {
-          case Action.CreatePod create -> activities.createPod(key, create.ordinal(), create.revision());
-          case Action.DeletePod delete -> activities.deletePod(key, delete.podName(), delete.reason());
+          case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
+          case Action.DeletePod delete -> steps.deletePod(key, delete.podName(), delete.reason());
           case Action.FinishDeletion finish -> {
-            activities.finishDeletion(key);
+            steps.set.finishDeletion(key);
             return "StatefulSet " + key + " deleted";
           }
         }
@@ -76,6 +82,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       Duration timeout = wakeAt > 0 ? Duration.ofMillis(Math.max(1, wakeAt - now)) : SAFETY_POLL;
       Workflow.await(timeout, () -> woken || pauseRequested);
       if (HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
+        Workflow.await(Workflow::isEveryHandlerFinished);
         Workflow.continueAsNew(input.withProgress(progress));
       }
     }
@@ -87,15 +94,15 @@ public class OperationWorkflowImpl implements OperationWorkflow {
     if (!set.exists()) {
       return "StatefulSet " + key + " is gone";
     }
-    if (set.deleting() && !Operations.DELETE.equals(input.operation())) {
+    if (set.deleting() && input.operation() != Operation.DELETE) {
       return "superseded by the deletion of StatefulSet " + key;
     }
-    if (Operations.isRollout(input.operation())) {
+    if (input.operation().isRollout()) {
       if (!Objects.equals(set.updateRevision(), input.toRevision())) {
         return "superseded: the update revision is now " + set.updateRevision();
       }
-    } else if (!Operations.DELETE.equals(input.operation()) && set.generation() > input.generation()
-        && Operations.isRollout(Operations.choose(set, input.generation()))) {
+    } else if (input.operation() != Operation.DELETE && set.generation() > input.generation()
+        && Operation.choose(set, input.generation()).isRollout()) {
       return "superseded by a rollout to revision " + set.updateRevision();
     }
     return null;
@@ -109,23 +116,29 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       RolloutProgress after, boolean complete) {
     SetKey key = input.key();
     if (after.failed() && !before.failed() && !complete) {
-      activities.setProgressing(key, false, DEADLINE_EXCEEDED, describe(input) + " has not made progress in "
+      setProgressing(key, false, DEADLINE_EXCEEDED, describe(input) + " has not made progress in "
           + set.rollout().progressDeadlineSeconds() + "s");
       // A rollback is never rolled back in turn: that could swing between two broken revisions.
-      if (set.rollout().autoRollback() && Operations.ROLLOUT.equals(input.operation())
+      if (set.rollout().autoRollback() && input.operation() == Operation.ROLLOUT
           && input.fromRevision() != null && !input.fromRevision().equals(input.toRevision())) {
-        activities.rollBack(key, input.toRevision(), input.fromRevision(),
-            "automatic rollback: " + describe(input) + " exceeded its progress deadline");
-        woken = true;
+        boolean rolledBack = steps.set.rollBack(new Rollback(key, input.toRevision(), input.fromRevision(),
+            "automatic rollback: " + describe(input) + " exceeded its progress deadline"));
+        log.info(rolledBack ? "{}: rolled back to {}" : "{}: not rolled back to {}, the spec changed since",
+            describe(input), input.fromRevision());
+        woken = true; // either way the spec changed: observe it
       }
     } else if (before.failed() && !after.failed()) {
-      activities.setProgressing(key, true, "RolloutProgressing", describe(input) + " is progressing again");
+      setProgressing(key, true, "RolloutProgressing", describe(input) + " is progressing again");
     }
     return after;
   }
 
+  private void setProgressing(SetKey key, boolean progressing, String reason, String message) {
+    steps.set.setProgressing(new ProgressingCondition(key, progressing, reason, message));
+  }
+
   private static String describe(OperationInput input) {
-    return input.operation() + " from revision " + input.fromRevision() + " to " + input.toRevision();
+    return input.operation().wireName() + " from revision " + input.fromRevision() + " to " + input.toRevision();
   }
 
   /** The operation's current details in the Temporal Web UI. */

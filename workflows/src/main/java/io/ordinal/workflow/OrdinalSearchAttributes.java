@@ -20,11 +20,20 @@ public final class OrdinalSearchAttributes {
 
   private OrdinalSearchAttributes() {}
 
-  public static SearchAttributes of(SetKey key, String operation, String revision) {
-    return of(key, operation, revision, null);
+  /** The value of {@link #OPERATION} on a set's controller workflow. */
+  public static final String CONTROLLER = "controller";
+
+  /** The attributes of a set's controller workflow. */
+  public static SearchAttributes ofController(SetKey key) {
+    return of(key, CONTROLLER, null, null);
   }
 
-  public static SearchAttributes of(SetKey key, String operation, String revision, String fromRevision) {
+  /** The attributes of one operation: the revision it moves to and, for a rollout, the one it starts from. */
+  public static SearchAttributes ofOperation(SetKey key, Operation operation, String revision, String fromRevision) {
+    return of(key, operation.wireName(), revision, fromRevision);
+  }
+
+  private static SearchAttributes of(SetKey key, String operation, String revision, String fromRevision) {
     SearchAttributes.Builder builder = SearchAttributes.newBuilder()
         .set(NAMESPACE, key.namespace())
         .set(STATEFUL_SET, key.name())

@@ -2,50 +2,75 @@ package io.ordinal.workflow;
 
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
+import io.ordinal.model.SetStatus;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
+import java.util.List;
 
 /**
- * The port through which workflows observe and change the world. Every method is idempotent:
- * retried after a crash, it converges on the same outcome and never duplicates an identity.
+ * The port through which workflows read and write a set, its revisions and its status. One method
+ * per step, so the history of an operation reads as the operation. Every method is idempotent:
+ * retried after a crash, it converges on the same outcome.
  */
 @ActivityInterface
 public interface SetActivities {
 
+  /** Reads the set and its pods, computes its status, and says which writes are due. Writes nothing. */
+  @ActivityMethod
+  Observation observe(SetKey key);
+
   /**
-   * Observes the set: ensures the ControllerRevision of its current template exists, lists its pods,
-   * and publishes the status computed from what it saw (status is always what was last observed).
+   * Ensures the ControllerRevision of the set's current template exists and is the newest (an older
+   * revision brought back is renumbered, which makes the rollout to it a rollback).
    */
   @ActivityMethod
-  SetSnapshot refresh(SetKey key);
+  void ensureRevision(SetKey key);
 
-  /** Records {@code operationWorkflowId} as the set's running operation, the target of pod-change signals. */
+  /** Upstream's truncateHistory: deletes the oldest revisions beyond revisionHistoryLimit, never a live one. */
   @ActivityMethod
-  void claimOperation(SetKey key, String operationWorkflowId);
+  void pruneHistory(HistoryPruning request);
 
-  /** Ensures the PVCs of {@code ordinal} exist, then ensures its pod exists at {@code revision}. */
+  /** Writes the observed status (counts and revisions; conditions are kept). */
   @ActivityMethod
-  void createPod(SetKey key, int ordinal, String revision);
+  void publishStatus(StatusPublication request);
 
-  /** Starts the graceful deletion of a pod, if it still exists and is not already terminating. */
+  /** Records the set's running operation, the target of pod-change signals. */
   @ActivityMethod
-  void deletePod(SetKey key, String podName, String reason);
+  void claimOperation(OperationClaim claim);
 
   /**
    * Sets the set's {@code Progressing} condition (as a Deployment's), recording an event when it
    * changes; a no-op when it already says the same.
    */
   @ActivityMethod
-  void setProgressing(SetKey key, boolean progressing, String reason, String message);
+  void setProgressing(ProgressingCondition condition);
 
   /**
-   * Automatic rollback: puts the template of {@code revision} back into the set's spec, unless the
+   * Automatic rollback: puts the template of {@code toRevision} back into the set's spec, unless the
    * spec no longer asks for {@code failedRevision} (someone changed it since). Returns whether it did.
    */
   @ActivityMethod
-  boolean rollBack(SetKey key, String failedRevision, String revision, String reason);
+  boolean rollBack(Rollback request);
 
   /** Removes a set that is being deleted and has no pods left. PVCs are kept. */
   @ActivityMethod
   void finishDeletion(SetKey key);
+
+  /**
+   * The single observation step of runs started before {@link Steps#NAMED_STEPS}: ensures the
+   * revision, observes, prunes history and publishes status in one activity. Only such runs call it.
+   */
+  @ActivityMethod
+  SetSnapshot refresh(SetKey key);
+
+  /** @param liveRevisions revisions that must be kept whatever their age */
+  record HistoryPruning(SetKey set, List<String> liveRevisions) {}
+
+  record StatusPublication(SetKey set, SetStatus status) {}
+
+  record OperationClaim(SetKey set, String workflowId) {}
+
+  record ProgressingCondition(SetKey set, boolean progressing, String reason, String message) {}
+
+  record Rollback(SetKey set, String failedRevision, String toRevision, String reason) {}
 }

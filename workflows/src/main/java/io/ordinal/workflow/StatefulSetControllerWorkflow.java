@@ -15,6 +15,8 @@ import io.temporal.workflow.WorkflowMethod;
  */
 @WorkflowInterface
 public interface StatefulSetControllerWorkflow {
+  /** Task queue of the Ordinal worker: controllers, operations and their activities. */
+  String TASK_QUEUE = "ordinal";
 
   @WorkflowMethod
   void run(ControllerInput input);

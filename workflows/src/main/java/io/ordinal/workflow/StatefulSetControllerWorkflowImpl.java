@@ -1,5 +1,6 @@
 package io.ordinal.workflow;
 
+import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
 import io.ordinal.planner.Plan;
@@ -11,6 +12,7 @@ import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.Objects;
 import org.slf4j.Logger;
 
 public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerWorkflow {
@@ -19,12 +21,12 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
   static final int MAX_HISTORY_EVENTS = 2_000;
   private static final Duration RETRY_FAILED_OPERATION_AFTER = Duration.ofSeconds(5);
 
-  private final SetActivities activities = ActivityStubs.setActivities();
   private boolean specChanged;
   private boolean podsChanged;
 
   @Override
   public void run(ControllerInput input) {
+    Steps steps = Steps.ofThisRun();
     SetKey key = input.key();
     long sequence = input.nextSequence();
     long handledGeneration = input.handledGeneration();
@@ -38,36 +40,38 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
       specChanged = false;
       podsChanged = false;
 
-      SetSnapshot set = activities.refresh(key);
+      SetSnapshot set = steps.observe(key);
       if (!set.exists()) {
         return; // deleted: the next write to this name starts a new controller
       }
       Plan plan = Planner.plan(set, Workflow.currentTimeMillis());
       recheck = !plan.converged();
       if (recheck) {
-        runOperation(set, Operations.choose(set, handledGeneration), sequence++);
+        runOperation(set, Operation.choose(set, handledGeneration), sequence++);
       }
       handledGeneration = Math.max(handledGeneration, set.generation());
       if (!recheck && HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
+        Workflow.await(Workflow::isEveryHandlerFinished);
         Workflow.continueAsNew(new ControllerInput(key, sequence, handledGeneration, specChanged, podsChanged));
       }
     }
   }
 
   /** Runs one operation as a child workflow and forwards every wake-up to it until it ends. */
-  private void runOperation(SetSnapshot set, String operation, long sequence) {
+  private void runOperation(SetSnapshot set, Operation operation, long sequence) {
     SetKey key = set.key();
-    boolean rollout = Operations.isRollout(operation);
+    boolean rollout = operation.isRollout();
     String from = rollout ? fromRevision(set) : null;
     OperationWorkflow child = Workflow.newChildWorkflowStub(
         OperationWorkflow.class,
         ChildWorkflowOptions.newBuilder()
-            .setWorkflowId(key.operationWorkflowId(operation, sequence))
+            .setWorkflowId(operation.workflowId(key, sequence))
             .setTaskQueue(Workflow.getInfo().getTaskQueue())
-            .setTypedSearchAttributes(OrdinalSearchAttributes.of(key, operation, set.updateRevision(), from))
+            .setTypedSearchAttributes(OrdinalSearchAttributes.ofOperation(key, operation, set.updateRevision(), from))
             .setStaticSummary(rollout
-                ? operation + " of StatefulSet " + key + " from revision " + from + " to " + set.updateRevision()
-                : operation + " of StatefulSet " + key)
+                ? operation.wireName() + " of StatefulSet " + key + " from revision " + from + " to "
+                    + set.updateRevision()
+                : operation.wireName() + " of StatefulSet " + key)
             .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_TERMINATE)
             .build());
     OperationInput input = new OperationInput(key, operation, set.generation(), from, set.updateRevision(), null);
@@ -83,10 +87,10 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
           Async.procedure(child::wake).exceptionally(failure -> null);
         }
       }
-      log.info("{} of {} ended: {}", operation, key, outcome.get());
+      log.info("{} of {} ended: {}", operation.wireName(), key, outcome.get());
     } catch (ChildWorkflowFailure e) {
       // The controller must outlive any failed operation: it retries with a fresh one.
-      log.warn("{} of {} failed; retrying after {}", operation, key, RETRY_FAILED_OPERATION_AFTER, e);
+      log.warn("{} of {} failed; retrying after {}", operation.wireName(), key, RETRY_FAILED_OPERATION_AFTER, e);
       Workflow.sleep(RETRY_FAILED_OPERATION_AFTER);
     }
   }
@@ -96,10 +100,10 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
    * to it (an undo before the rollout completed), the revision the outdated pods run.
    */
   private static String fromRevision(SetSnapshot set) {
-    if (!java.util.Objects.equals(set.currentRevision(), set.updateRevision())) {
+    if (!Objects.equals(set.currentRevision(), set.updateRevision())) {
       return set.currentRevision();
     }
-    return set.pods().stream().map(io.ordinal.model.PodSnapshot::revision)
+    return set.pods().stream().map(PodSnapshot::revision)
         .filter(revision -> !revision.equals(set.updateRevision())).findFirst().orElse(set.currentRevision());
   }
 

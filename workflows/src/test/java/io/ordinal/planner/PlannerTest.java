@@ -3,6 +3,7 @@ package io.ordinal.planner;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
 import java.util.ArrayList;
@@ -164,6 +165,20 @@ class PlannerTest {
     SetSnapshot set = rolling(2, false, 0, 1, "0Ra 1Ra");
     SetSnapshot onDelete = new SetSnapshot(set.key(), true, false, 2, 2, false, 0, false, 0, 1, "a", "b", set.pods());
     assertEquals("✓", render(Planner.plan(onDelete, NOW)));
+  }
+
+  @org.junit.jupiter.api.Test
+  void forcedRollbackReplacesOnlyUnhealthyPodsOffTheirTargetWhileNotPaused() {
+    SetSnapshot set = rolling(3, false, 1, 1, "0Na 1Na 2Nb 3Ra");
+    assertEquals(false, Planner.replaceInsteadOfWaiting(set, set.pods().get(0)), "below the partition a is the target");
+    assertEquals(true, Planner.replaceInsteadOfWaiting(set, set.pods().get(1)), "unhealthy, and b is its target");
+    assertEquals(false, Planner.replaceInsteadOfWaiting(set, set.pods().get(2)), "on its target: waited on");
+    assertEquals(false, Planner.replaceInsteadOfWaiting(set, rolling(4, false, 0, 1, "3Ra").pods().getFirst()),
+        "a healthy pod is updated by the rollout, not replaced");
+    SetSnapshot paused = set.withRollout(new RolloutControl(true, 600, false, false));
+    assertEquals(false, Planner.replaceInsteadOfWaiting(paused, paused.pods().get(1)), "a pause replaces nothing");
+    SetSnapshot onDelete = new SetSnapshot(KEY, true, false, 2, 3, false, 0, false, 0, 1, "a", "b", set.pods());
+    assertEquals(false, Planner.replaceInsteadOfWaiting(onDelete, onDelete.pods().get(1)), "OnDelete replaces nothing");
   }
 
   @org.junit.jupiter.api.Test

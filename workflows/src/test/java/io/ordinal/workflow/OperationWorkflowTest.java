@@ -39,7 +39,7 @@ class OperationWorkflowTest {
     world = new FakeWorld();
     OrdinalSearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(),
         io.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
-    Worker worker = env.newWorker(Operations.TASK_QUEUE);
+    Worker worker = env.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE);
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
     worker.registerActivitiesImplementations(world);
     env.start();
@@ -85,7 +85,7 @@ class OperationWorkflowTest {
     String outcome = operationResult(1);
     assertTrue(outcome.startsWith("converged"), outcome);
 
-    var history = client.fetchHistory(KEY.operationWorkflowId(Operations.SCALE, 1));
+    var history = client.fetchHistory(Operation.SCALE.workflowId(KEY, 1));
     long compressed = history.getEvents().stream()
         .filter(e -> e.hasMarkerRecordedEventAttributes())
         .flatMap(e -> e.getMarkerRecordedEventAttributes().getDetailsMap().values().stream())
@@ -104,11 +104,11 @@ class OperationWorkflowTest {
     // Regression (found by fault injection): local activities were not retried, so the first
     // failed observation during a PostgreSQL restart failed the controller workflow.
     world.replicas = 2;
-    world.failingRefreshes = 3;
+    world.failingObservations = 3;
     startController();
     String outcome = operationResult(1);
     assertTrue(outcome.startsWith("converged"), outcome);
-    assertEquals(0, world.failingRefreshes);
+    assertEquals(0, world.failingObservations);
     var controller = client.newUntypedWorkflowStub(KEY.controllerWorkflowId()).describe();
     assertEquals(io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, controller.getStatus());
   }
@@ -123,9 +123,9 @@ class OperationWorkflowTest {
     world.newSpec("b", new RolloutControl(false, 60, true, false));
     signalSpecChanged();
 
-    String rollout = result(KEY.operationWorkflowId(Operations.ROLLOUT, 2));
+    String rollout = result(Operation.ROLLOUT.workflowId(KEY, 2));
     assertEquals("superseded: the update revision is now a", rollout);
-    String rollback = result(KEY.operationWorkflowId(Operations.ROLLBACK, 3));
+    String rollback = result(Operation.ROLLBACK.workflowId(KEY, 3));
     assertTrue(rollback.startsWith("converged"), rollback);
     // web-2 was replaced by a broken pod, which the rollback replaced in turn, with nobody deleting it.
     assertEquals(List.of("-web-2", "+web-2@b", "-web-2", "+web-2@a"), world.log);
@@ -146,7 +146,7 @@ class OperationWorkflowTest {
     world.broken.add("b");
     world.newSpec("b", new RolloutControl(false, 30, false, false));
     signalSpecChanged();
-    String id = KEY.operationWorkflowId(Operations.ROLLOUT, 2);
+    String id = Operation.ROLLOUT.workflowId(KEY, 2);
     awaitCondition("False:ProgressDeadlineExceeded");
     assertTrue(world.rollbacks.isEmpty());
     world.broken.clear(); // the broken pod heals (say a dependency came back)
@@ -166,7 +166,7 @@ class OperationWorkflowTest {
 
   /** Waits for the controller to start operation {@code sequence}, then for its result. */
   private String operationResult(long sequence) {
-    return result(KEY.operationWorkflowId(Operations.SCALE, sequence));
+    return result(Operation.SCALE.workflowId(KEY, sequence));
   }
 
   private String result(String id) {
@@ -192,7 +192,7 @@ class OperationWorkflowTest {
 
   private void signalSpecChanged() {
     StatefulSetControllerWorkflow controller = client.newWorkflowStub(StatefulSetControllerWorkflow.class,
-        WorkflowOptions.newBuilder().setWorkflowId(KEY.controllerWorkflowId()).setTaskQueue(Operations.TASK_QUEUE).build());
+        WorkflowOptions.newBuilder().setWorkflowId(KEY.controllerWorkflowId()).setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE).build());
     BatchRequest request = client.newSignalWithStartRequest();
     request.add(controller::run, ControllerInput.start(KEY));
     request.add(controller::specChanged, 1L);
@@ -203,7 +203,7 @@ class OperationWorkflowTest {
    * Pods that become Ready the moment they are created (unless their revision is broken) and vanish
    * the moment they are deleted; the current revision advances as upstream's status does.
    */
-  class FakeWorld implements SetActivities {
+  class FakeWorld implements SetActivities, PodActivities {
     volatile int replicas;
     volatile long generation = 1;
     volatile int minReadySeconds;
@@ -212,7 +212,7 @@ class OperationWorkflowTest {
     volatile RolloutControl control = RolloutControl.DEFAULT;
     volatile long rolledBackAt;
     volatile long brokenCreatedAt;
-    volatile int failingRefreshes;
+    volatile int failingObservations;
     final Set<String> broken = ConcurrentHashMap.newKeySet();
     final Map<Integer, PodSnapshot> pods = new TreeMap<>();
     final List<String> log = new ArrayList<>();
@@ -221,9 +221,9 @@ class OperationWorkflowTest {
     final Map<Integer, Long> createdAt = new TreeMap<>();
 
     @Override
-    public synchronized SetSnapshot refresh(SetKey key) {
-      if (failingRefreshes > 0) {
-        failingRefreshes--;
+    public synchronized Observation observe(SetKey key) {
+      if (failingObservations > 0) {
+        failingObservations--;
         throw new IllegalStateException("Connection is closed (simulated database outage)");
       }
       boolean allUpdated = pods.size() == replicas && pods.values().stream()
@@ -231,12 +231,32 @@ class OperationWorkflowTest {
       if (allUpdated) {
         currentRevision = updateRevision;
       }
-      return new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
-          currentRevision, updateRevision, List.copyOf(pods.values()), control);
+      return new Observation(new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
+          currentRevision, updateRevision, List.copyOf(pods.values()), control), null, false, false, false);
     }
 
     @Override
-    public void createPod(SetKey key, int ordinal, String revision) {
+    public SetSnapshot refresh(SetKey key) {
+      return observe(key).set();
+    }
+
+    @Override
+    public void ensureRevision(SetKey key) {}
+
+    @Override
+    public void pruneHistory(HistoryPruning request) {}
+
+    @Override
+    public void publishStatus(StatusPublication request) {}
+
+    @Override
+    public void createClaims(PodCreation request) {}
+
+    @Override
+    public void createPod(PodCreation request) {
+      SetKey key = request.set();
+      int ordinal = request.ordinal();
+      String revision = request.revision();
       synchronized (this) {
         long now = env.currentTimeMillis();
         boolean ready = !broken.contains(revision);
@@ -267,27 +287,28 @@ class OperationWorkflowTest {
     }
 
     @Override
-    public void deletePod(SetKey key, String podName, String reason) {
+    public void deletePod(PodDeletion request) {
+      String podName = request.podName();
       int ordinal = Integer.parseInt(podName.substring(podName.lastIndexOf('-') + 1));
       synchronized (this) {
         pods.remove(ordinal);
         log.add("-" + podName);
       }
-      notifyController(key, ordinal);
+      notifyController(request.set(), ordinal);
     }
 
     @Override
-    public void setProgressing(SetKey key, boolean progressing, String reason, String message) {
-      conditions.add((progressing ? "True:" : "False:") + reason);
+    public void setProgressing(ProgressingCondition condition) {
+      conditions.add((condition.progressing() ? "True:" : "False:") + condition.reason());
     }
 
     @Override
-    public synchronized boolean rollBack(SetKey key, String failedRevision, String revision, String reason) {
-      if (!updateRevision.equals(failedRevision)) {
+    public synchronized boolean rollBack(Rollback request) {
+      if (!updateRevision.equals(request.failedRevision())) {
         return false;
       }
-      rollbacks.add(failedRevision + "->" + revision);
-      updateRevision = revision;
+      rollbacks.add(request.failedRevision() + "->" + request.toRevision());
+      updateRevision = request.toRevision();
       generation++;
       control = new RolloutControl(control.paused(), control.progressDeadlineSeconds(), control.autoRollback(), true);
       rolledBackAt = env.currentTimeMillis();
@@ -298,7 +319,7 @@ class OperationWorkflowTest {
     public void finishDeletion(SetKey key) {}
 
     @Override
-    public void claimOperation(SetKey key, String operationWorkflowId) {}
+    public void claimOperation(OperationClaim claim) {}
 
     private void notifyController(SetKey key, int ordinal) {
       client.newWorkflowStub(StatefulSetControllerWorkflow.class, key.controllerWorkflowId()).podChanged(key.podName(ordinal));

@@ -54,13 +54,13 @@ class RolloutProgressTest {
   @Test
   void theOperationFollowsFromWhatChanged() {
     SetSnapshot rollout = set(false, "a", "a", "a");
-    assertEquals(Operations.ROLLOUT, Operations.choose(rollout, 1));
-    assertEquals(Operations.REPAIR, Operations.choose(rollout, 2), "same generation: a repair");
-    assertEquals(Operations.ROLLBACK, Operations.choose(rollout.withRollout(new RolloutControl(false, DEADLINE, false, true)), 1));
+    assertEquals(Operation.ROLLOUT, Operation.choose(rollout, 1));
+    assertEquals(Operation.REPAIR, Operation.choose(rollout, 2), "same generation: a repair");
+    assertEquals(Operation.ROLLBACK, Operation.choose(rollout.withRollout(new RolloutControl(false, DEADLINE, false, true)), 1));
     SetSnapshot scaled = new SetSnapshot(KEY, true, false, 2, 3, false, 0, true, 0, 1, "b", "b", pods("b", "b", "b"));
-    assertEquals(Operations.SCALE, Operations.choose(scaled, 1));
+    assertEquals(Operation.SCALE, Operation.choose(scaled, 1));
     SetSnapshot reverted = new SetSnapshot(KEY, true, false, 2, 3, false, 0, true, 0, 1, "a", "a", pods("a", "a", "b"));
-    assertEquals(Operations.ROLLOUT, Operations.choose(reverted, 1), "update equals current, but a pod is off target");
+    assertEquals(Operation.ROLLOUT, Operation.choose(reverted, 1), "update equals current, but a pod is off target");
   }
 
   /** A set updating from revision a to b; pods are given by their revisions, all Running and Ready since t=0. */

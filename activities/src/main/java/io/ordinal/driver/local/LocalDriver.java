@@ -104,6 +104,12 @@ public class LocalDriver implements PodDriver {
     });
   }
 
+  /** A set's loopback addresses are kept while it exists, and freed with it. */
+  @Override
+  public void setRemoved(String namespace, String setName) {
+    addresses.release(namespace, setName);
+  }
+
   /** Service shutdown: supervision stops, the pods' processes keep running. */
   @PreDestroy
   void detachAll() {

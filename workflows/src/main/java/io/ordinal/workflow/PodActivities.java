@@ -1,0 +1,33 @@
+package io.ordinal.workflow;
+
+import io.ordinal.model.SetKey;
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+
+/**
+ * The port through which workflows create and delete a set's pods and claims. Idempotent: create if
+ * absent by deterministic name, delete if present, so no identity is ever duplicated.
+ */
+@ActivityInterface
+public interface PodActivities {
+
+  /** Ensures the PersistentVolumeClaims of the pod's volumeClaimTemplates exist. */
+  @ActivityMethod
+  void createClaims(PodCreation request);
+
+  /**
+   * Ensures the pod exists at its revision and starts it on the set's driver. Its claims are made
+   * first if missing (runs started before {@link Steps#NAMED_STEPS} call no {@link #createClaims}).
+   */
+  @ActivityMethod
+  void createPod(PodCreation request);
+
+  /** Starts the graceful deletion of a pod, if it still exists and is not already terminating. */
+  @ActivityMethod
+  void deletePod(PodDeletion request);
+
+  record PodCreation(SetKey set, int ordinal, String revision) {}
+
+  /** @param reason ends up in the event */
+  record PodDeletion(SetKey set, String podName, String reason) {}
+}

@@ -1,0 +1,69 @@
+package io.ordinal.workflow;
+
+import io.ordinal.model.SetKey;
+import io.ordinal.model.SetSnapshot;
+import io.ordinal.workflow.PodActivities.PodCreation;
+import io.ordinal.workflow.PodActivities.PodDeletion;
+import io.ordinal.workflow.SetActivities.HistoryPruning;
+import io.ordinal.workflow.SetActivities.StatusPublication;
+import io.temporal.workflow.Workflow;
+
+/**
+ * The activities one workflow run calls, as the version it started under calls them.
+ *
+ * <p>Since {@link #NAMED_STEPS} an observation is a read-only {@code Observe}, followed by
+ * {@code EnsureRevision}, {@code PruneHistory} and {@code PublishStatus} only when it found them due,
+ * and a pod is made by {@code CreateClaims} then {@code CreatePod}. Runs that started before it
+ * (still open in an existing data directory after an upgrade) replay and go on with the old
+ * sequence: one {@code Refresh} that did all of that, and claims made inside {@code CreatePod}.
+ */
+final class Steps {
+  static final String NAMED_STEPS = "named-steps";
+  private static final int NAMED_STEPS_VERSION = 1;
+
+  final SetActivities set = ActivityStubs.local(SetActivities.class);
+  final PodActivities pods = ActivityStubs.local(PodActivities.class);
+  private final boolean startedBeforeNamedSteps;
+
+  private Steps(boolean startedBeforeNamedSteps) {
+    this.startedBeforeNamedSteps = startedBeforeNamedSteps;
+  }
+
+  /** Must be the run's first command, as it is in every history recorded since the change. */
+  static Steps ofThisRun() {
+    int version = Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, NAMED_STEPS_VERSION);
+    return new Steps(version == Workflow.DEFAULT_VERSION);
+  }
+
+  /** Observes the set and makes the writes the observation found due: revision, history, status. */
+  SetSnapshot observe(SetKey key) {
+    if (startedBeforeNamedSteps) {
+      return set.refresh(key);
+    }
+    Observation seen = set.observe(key);
+    while (seen.revisionMissing()) {
+      set.ensureRevision(key);
+      seen = set.observe(key);
+    }
+    // History is pruned before the status is published, so an observed generation implies its pruning.
+    if (seen.historyOverLimit()) {
+      set.pruneHistory(new HistoryPruning(key, Observation.liveRevisions(seen.set())));
+    }
+    if (seen.statusChanged()) {
+      set.publishStatus(new StatusPublication(key, seen.status()));
+    }
+    return seen.set();
+  }
+
+  void createPod(SetKey key, int ordinal, String revision) {
+    PodCreation creation = new PodCreation(key, ordinal, revision);
+    if (!startedBeforeNamedSteps) {
+      pods.createClaims(creation);
+    }
+    pods.createPod(creation);
+  }
+
+  void deletePod(SetKey key, String podName, String reason) {
+    pods.deletePod(new PodDeletion(key, podName, reason));
+  }
+}
