@@ -1,6 +1,7 @@
 package io.ordinal.driver;
 
-import io.ordinal.store.PodRow;
+import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * What actually runs pods: the kubelet and storage provisioner of Ordinal. A driver reports every
@@ -13,13 +14,18 @@ public interface PodDriver {
   String name();
 
   /** Starts a pod that was just stored in phase Pending. */
-  void start(PodRow pod);
+  void start(DriverPod pod);
 
   /** Terminates a pod already marked for deletion; its row is removed once it is gone. */
-  void stop(PodRow pod);
+  void stop(DriverPod pod);
 
   /** At service start: resumes supervision of every pod this driver runs. */
   void recover();
+
+  /** The file a container's log is kept in (the previous instance's with {@code previous}), if this driver keeps logs. */
+  default Optional<Path> logFile(String namespace, String pod, String container, boolean previous) {
+    return Optional.empty();
+  }
 
   /** A set is gone (its pods are): releases what the driver kept for it, such as the local driver's addresses. */
   default void setRemoved(String namespace, String setName) {}

@@ -5,13 +5,13 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.micronaut.context.annotation.Value;
 import io.ordinal.model.PodSnapshot;
-import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.Repositories;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -51,12 +51,12 @@ public class SimDriver implements PodDriver {
   }
 
   @Override
-  public void start(PodRow pod) {
+  public void start(DriverPod pod) {
     advanceLater(pod.id(), Duration.ZERO);
   }
 
   @Override
-  public void stop(PodRow pod) {
+  public void stop(DriverPod pod) {
     advanceLater(pod.id(), Duration.ZERO);
   }
 
@@ -78,7 +78,7 @@ public class SimDriver implements PodDriver {
       long readyDelay = 0, crashAfter = -1, terminationDelay = 0;
       boolean neverReady = false;
       for (Container c : pod.getSpec().getContainers()) {
-        for (EnvVar env : c.getEnv() == null ? java.util.List.<EnvVar>of() : c.getEnv()) {
+        for (EnvVar env : c.getEnv() == null ? List.<EnvVar>of() : c.getEnv()) {
           String v = env.getValue() == null ? "" : env.getValue().trim();
           switch (env.getName()) {
             case "SIM_READY_DELAY_MS" -> readyDelay = Math.max(readyDelay, parse(v, 0));
@@ -104,15 +104,15 @@ public class SimDriver implements PodDriver {
   /** Where a pod should be at {@code now}, and when it next changes (null: never). */
   record State(String phase, boolean ready, Instant readySince, Instant startedAt, boolean gone, Instant next) {}
 
-  static State stateAt(PodRow row, Behaviour b, Instant now) {
-    Instant created = row.createdAt();
-    if (row.deletionTimestamp() != null) {
-      Instant goneAt = row.deletionTimestamp().plusMillis(b.terminationDelayMs());
+  static State stateAt(DriverPod pod, Behaviour b, Instant now) {
+    Instant created = pod.createdAt();
+    if (pod.terminating()) {
+      Instant goneAt = pod.deletionTimestamp().plusMillis(b.terminationDelayMs());
       if (!now.isBefore(goneAt)) {
-        return new State(row.phase(), false, null, row.startedAt(), true, null);
+        return new State(pod.phase(), false, null, pod.startedAt(), true, null);
       }
       // A terminating pod keeps its phase but is no longer Ready.
-      return new State(row.phase(), false, null, row.startedAt(), false, goneAt);
+      return new State(pod.phase(), false, null, pod.startedAt(), false, goneAt);
     }
     Instant crashAt = b.crashAfterMs() >= 0 ? created.plusMillis(b.crashAfterMs()) : null;
     if (crashAt != null && !now.isBefore(crashAt)) {
@@ -149,7 +149,8 @@ public class SimDriver implements PodDriver {
     }
     PodRow row = found.get();
     Instant now = Instant.now();
-    State state = stateAt(row, Behaviour.of(KubeJson.read(row.object(), Pod.class)), now);
+    DriverPod pod = DriverPod.of(row);
+    State state = stateAt(pod, Behaviour.of(pod.object()), now);
     boolean changed;
     if (state.gone()) {
       changed = pods.deleteByIdAndUid(row.id(), row.uid()) > 0;

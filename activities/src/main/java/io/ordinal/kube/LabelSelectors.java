@@ -2,9 +2,13 @@ package io.ordinal.kube;
 
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /** Label selector matching, as in Kubernetes ({@code metav1.LabelSelector} and the {@code labelSelector} query). */
 public final class LabelSelectors {
@@ -44,15 +48,15 @@ public final class LabelSelectors {
    */
   public static LabelSelector parse(String text) {
     Map<String, String> matchLabels = new HashMap<>();
-    List<LabelSelectorRequirement> expressions = new java.util.ArrayList<>();
+    List<LabelSelectorRequirement> expressions = new ArrayList<>();
     for (String term : splitTerms(text)) {
       String t = term.trim();
       if (t.isEmpty()) {
         continue;
       }
-      var setMatch = java.util.regex.Pattern.compile("^([^\\s!=]+)\\s+(in|notin)\\s+\\(([^)]*)\\)$").matcher(t);
+      var setMatch = Pattern.compile("^([^\\s!=]+)\\s+(in|notin)\\s+\\(([^)]*)\\)$").matcher(t);
       if (setMatch.matches()) {
-        List<String> values = java.util.Arrays.stream(setMatch.group(3).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        List<String> values = Arrays.stream(setMatch.group(3).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
         expressions.add(new LabelSelectorRequirement(setMatch.group(1), setMatch.group(2).equals("in") ? "In" : "NotIn", values));
       } else if (t.contains("!=")) {
         String[] kv = t.split("!=", 2);
@@ -73,9 +77,9 @@ public final class LabelSelectors {
 
   /** The string form of a selector, as a Scale's {@code status.selector} carries it. */
   public static String format(LabelSelector selector) {
-    List<String> terms = new java.util.ArrayList<>();
+    List<String> terms = new ArrayList<>();
     if (selector.getMatchLabels() != null) {
-      new java.util.TreeMap<>(selector.getMatchLabels()).forEach((k, v) -> terms.add(k + "=" + v));
+      new TreeMap<>(selector.getMatchLabels()).forEach((k, v) -> terms.add(k + "=" + v));
     }
     if (selector.getMatchExpressions() != null) {
       for (LabelSelectorRequirement r : selector.getMatchExpressions()) {
@@ -93,7 +97,7 @@ public final class LabelSelectors {
 
   /** Splits on commas that are not inside parentheses. */
   private static List<String> splitTerms(String text) {
-    List<String> terms = new java.util.ArrayList<>();
+    List<String> terms = new ArrayList<>();
     int depth = 0, start = 0;
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

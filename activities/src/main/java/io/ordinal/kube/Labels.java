@@ -1,5 +1,8 @@
 package io.ordinal.kube;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import java.util.Map;
+
 /** Well-known labels and annotations, upstream's names where upstream has one. */
 public final class Labels {
   public static final String POD_NAME = "statefulset.kubernetes.io/pod-name";
@@ -21,4 +24,19 @@ public final class Labels {
   public static final String PAUSED_FIELD = "paused";
 
   private Labels() {}
+
+  /** An object's annotations, empty when it has none (or no metadata). */
+  public static Map<String, String> annotations(ObjectMeta meta) {
+    return meta == null || meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
+  }
+
+  /** One annotation of an object, null when it is not set. */
+  public static String annotation(ObjectMeta meta, String key) {
+    return annotations(meta).get(key);
+  }
+
+  /** An object's labels, empty when it has none (or no metadata). */
+  public static Map<String, String> labels(ObjectMeta meta) {
+    return meta == null || meta.getLabels() == null ? Map.of() : meta.getLabels();
+  }
 }

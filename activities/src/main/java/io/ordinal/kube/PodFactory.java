@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.ordinal.model.SetKey;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +31,7 @@ public final class PodFactory {
   /** The pod of {@code ordinal} from {@code template}, the pod template stored in revision {@code revision}. */
   public static Pod pod(StatefulSet set, PodTemplateSpec template, String revision, int ordinal) {
     String setName = set.getMetadata().getName();
-    String podName = setName + "-" + ordinal;
+    String podName = SetKey.podName(setName, ordinal);
     ObjectMeta templateMeta = template.getMetadata() == null ? new ObjectMeta() : template.getMetadata();
     Map<String, String> labels = new LinkedHashMap<>(templateMeta.getLabels() == null ? Map.of() : templateMeta.getLabels());
     labels.put(Labels.POD_NAME, podName);

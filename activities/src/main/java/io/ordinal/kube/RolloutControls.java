@@ -11,7 +11,7 @@ public final class RolloutControls {
 
   /** Reads the control from a stored (defaulted and validated) set. */
   public static RolloutControl of(StatefulSet set, boolean rollingBack) {
-    Map<String, String> annotations = set.getMetadata().getAnnotations() == null ? Map.of() : set.getMetadata().getAnnotations();
+    Map<String, String> annotations = Labels.annotations(set.getMetadata());
     String deadline = annotations.get(Labels.PROGRESS_DEADLINE_ANNOTATION);
     return new RolloutControl(paused(set),
         deadline == null ? RolloutControl.DEFAULT_PROGRESS_DEADLINE_SECONDS : Integer.parseInt(deadline.trim()),

@@ -6,9 +6,11 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.ordinal.model.PodSnapshot;
 import jakarta.inject.Singleton;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,12 +26,27 @@ public class PodStore {
     this.pvcs = pvcs;
   }
 
-  public Repositories.Pods rows() {
-    return pods;
+  public Optional<PodRow> find(String namespace, String name) {
+    return pods.findById(StatefulSetStore.id(namespace, name));
   }
 
-  public Optional<PodRow> find(String namespace, String name) {
-    return pods.findById(namespace + "/" + name);
+  /** Whether a pod of that name exists, alive or terminating. */
+  public boolean exists(String namespace, String name) {
+    return pods.existsById(StatefulSetStore.id(namespace, name));
+  }
+
+  public void insert(PodRow row) {
+    pods.save(row);
+  }
+
+  /** Sets the deletion timestamp of that incarnation ({@code uid}) of the pod; false when it is gone or already set. */
+  public boolean markTerminating(PodRow row, Instant at) {
+    return pods.markTerminating(row.id(), row.uid(), at) > 0;
+  }
+
+  /** The pods of a namespace, by name. */
+  public List<PodRow> inNamespace(String namespace) {
+    return pods.findByNamespaceOrderByName(namespace);
   }
 
   public List<PodRow> ofSet(String namespace, String setName) {
@@ -37,11 +54,11 @@ public class PodStore {
   }
 
   public List<Pod> list(String namespace) {
-    return pods.findByNamespaceOrderByName(namespace).stream().map(PodStore::toObject).toList();
+    return inNamespace(namespace).stream().map(PodStore::toObject).toList();
   }
 
   public Optional<PersistentVolumeClaim> findClaim(String namespace, String name) {
-    return pvcs.findById(namespace + "/" + name).map(PodStore::toObject);
+    return pvcs.findById(StatefulSetStore.id(namespace, name)).map(PodStore::toObject);
   }
 
   public List<PersistentVolumeClaim> listClaims(String namespace) {
@@ -80,7 +97,7 @@ public class PodStore {
     status.setConditions(conditions);
     if (row.podIp() != null) {
       status.setPodIP(row.podIp());
-      status.setPodIPs(List.of(new io.fabric8.kubernetes.api.model.PodIP(row.podIp())));
+      status.setPodIPs(List.of(new PodIP(row.podIp())));
       status.setHostIP("127.0.0.1");
     }
     if (row.containerStatuses() != null) {

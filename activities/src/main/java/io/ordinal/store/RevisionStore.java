@@ -10,10 +10,11 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.micronaut.transaction.annotation.Transactional;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.RolloutControls;
-import io.ordinal.model.RolloutControl;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -63,7 +64,7 @@ public class RevisionStore {
           return new Ensured(renumber.row().name(), renumber.collisionCount(), true);
         }
         case Decision.Insert insert -> {
-          if (revisions.insertIfAbsent(namespace + "/" + insert.name(), namespace, insert.name(), setName,
+          if (revisions.insertIfAbsent(StatefulSetStore.id(namespace, insert.name()), namespace, insert.name(), setName,
               UUID.randomUUID().toString(), newest(history) + 1, data, changeCause, Instant.now()) > 0) {
             return new Ensured(insert.name(), insert.collisionCount(), false);
           }
@@ -121,9 +122,8 @@ public class RevisionStore {
   /** {@link #ensure} for the set's own template, collision count and change-cause. */
   @Transactional
   public Ensured ensure(StatefulSet set) {
-    var annotations = set.getMetadata().getAnnotations();
     return ensure(set.getMetadata().getNamespace(), set.getMetadata().getName(), set.getSpec().getTemplate(),
-        collisionCount(set), annotations == null ? null : annotations.get(Labels.CHANGE_CAUSE_ANNOTATION));
+        collisionCount(set), Labels.annotation(set.getMetadata(), Labels.CHANGE_CAUSE_ANNOTATION));
   }
 
   /** A set's revisions, oldest number first. */
@@ -149,24 +149,24 @@ public class RevisionStore {
 
   public List<ControllerRevision> list(String namespace) {
     // One read of the namespace's sets for the owner references, not one per revision.
-    Map<String, String> setUids = new java.util.HashMap<>();
+    Map<String, String> setUids = new HashMap<>();
     sets.findByNamespaceOrderByName(namespace).forEach(set -> setUids.put(set.name(), set.uid()));
     return revisions.findByNamespaceOrderByName(namespace).stream()
         .map(row -> toObject(row, setUids.get(row.setName()))).toList();
   }
 
   public Optional<ControllerRevision> get(String namespace, String name) {
-    return revisions.findById(namespace + "/" + name).map(row -> toObject(row,
-        sets.findById(namespace + "/" + row.setName()).map(StatefulSetRow::uid).orElse(null)));
+    return revisions.findById(StatefulSetStore.id(namespace, name)).map(row -> toObject(row,
+        sets.findById(StatefulSetStore.id(namespace, row.setName())).map(StatefulSetRow::uid).orElse(null)));
   }
 
   /** The API object: upstream stores the template as a replace patch of spec.template. */
   private ControllerRevision toObject(ControllerRevisionRow row, String setUid) {
     PodTemplateSpec template = KubeJson.read(row.template(), PodTemplateSpec.class);
-    Map<String, String> labels = new java.util.LinkedHashMap<>(
+    Map<String, String> labels = new LinkedHashMap<>(
         template.getMetadata() == null || template.getMetadata().getLabels() == null ? Map.of() : template.getMetadata().getLabels());
     labels.put(Labels.REVISION_HASH, row.name());
-    Map<String, Object> templatePatch = new java.util.LinkedHashMap<>(CANONICAL.convertValue(template, Map.class));
+    Map<String, Object> templatePatch = new LinkedHashMap<>(CANONICAL.convertValue(template, Map.class));
     templatePatch.put("$patch", "replace");
     return new ControllerRevisionBuilder()
         .withApiVersion("apps/v1").withKind("ControllerRevision")
@@ -191,8 +191,8 @@ public class RevisionStore {
   public static StatefulSet revertedTo(StatefulSet set, ControllerRevisionRow revision) {
     StatefulSet reverted = KubeJson.copy(set, StatefulSet.class);
     reverted.getSpec().setTemplate(KubeJson.read(revision.template(), PodTemplateSpec.class));
-    Map<String, String> annotations = new java.util.LinkedHashMap<>(
-        reverted.getMetadata().getAnnotations() == null ? Map.of() : reverted.getMetadata().getAnnotations());
+    Map<String, String> annotations = new LinkedHashMap<>(
+        Labels.annotations(reverted.getMetadata()));
     if (revision.changeCause() == null) {
       annotations.remove(Labels.CHANGE_CAUSE_ANNOTATION);
     } else {
@@ -204,17 +204,17 @@ public class RevisionStore {
   }
 
   public Optional<ControllerRevisionRow> find(String namespace, String revisionName) {
-    return revisions.findById(namespace + "/" + revisionName);
+    return revisions.findById(StatefulSetStore.id(namespace, revisionName));
   }
 
   public Optional<PodTemplateSpec> template(String namespace, String revisionName) {
-    return revisions.findById(namespace + "/" + revisionName).map(r -> KubeJson.read(r.template(), PodTemplateSpec.class));
+    return revisions.findById(StatefulSetStore.id(namespace, revisionName)).map(r -> KubeJson.read(r.template(), PodTemplateSpec.class));
   }
 
   static String canonical(PodTemplateSpec template) {
     try {
       // Through plain maps, so that ORDER_MAP_ENTRIES_BY_KEYS applies at every level.
-      return CANONICAL.writeValueAsString(CANONICAL.convertValue(template, java.util.Map.class));
+      return CANONICAL.writeValueAsString(CANONICAL.convertValue(template, Map.class));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }

@@ -24,6 +24,7 @@ public class StatefulSetStore {
     this.revisions = revisions;
   }
 
+  /** The row id of a namespaced object (set, pod, claim, revision, address): {@code <namespace>/<name>}. */
   public static String id(String namespace, String name) {
     return namespace + "/" + name;
   }

@@ -1,15 +1,16 @@
 package io.ordinal.api;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.micronaut.core.convert.exceptions.ConversionErrorException;
+import io.micronaut.data.connection.exceptions.ConnectionException;
+import io.micronaut.data.connection.jdbc.exceptions.CannotGetJdbcConnectionException;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Error;
 import io.micronaut.http.exceptions.ContentLengthExceededException;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.micronaut.data.connection.exceptions.ConnectionException;
-import io.micronaut.data.connection.jdbc.exceptions.CannotGetJdbcConnectionException;
 import io.micronaut.web.router.exceptions.UnsatisfiedRouteException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -59,9 +60,9 @@ public class ErrorHandlers {
   }
 
   /** A query or path parameter that does not convert (say {@code tailLines=2147483648}). */
-  @Error(global = true, exception = io.micronaut.core.convert.exceptions.ConversionErrorException.class)
+  @Error(global = true, exception = ConversionErrorException.class)
   public HttpResponse<String> unconvertible(HttpRequest<?> request,
-      io.micronaut.core.convert.exceptions.ConversionErrorException e) {
+      ConversionErrorException e) {
     return KubeCodec.respond(request, 400, ApiException.badRequest(e.getMessage()).status());
   }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
+import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
 import io.ordinal.store.KubeJson;
@@ -104,7 +105,7 @@ public final class KubeCodec {
     boolean yaml = wantsYaml(request);
     try {
       String text = yaml ? KubeJson.YAML.writeValueAsString(body) : KubeJson.JSON.writeValueAsString(body);
-      MutableHttpResponse<String> response = HttpResponse.<String>status(io.micronaut.http.HttpStatus.valueOf(code))
+      MutableHttpResponse<String> response = HttpResponse.<String>status(HttpStatus.valueOf(code))
           .contentType(yaml ? YAML : MediaType.APPLICATION_JSON)
           .body(text);
       Set<?> warnings = request.getAttribute(WARNINGS, Set.class).orElse(Set.of());

@@ -1,13 +1,12 @@
 package io.ordinal.api;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.api.statefulset.RolloutStatus;
-import io.ordinal.api.statefulset.StatefulSetDefaults;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;
-import io.ordinal.model.RolloutControl;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
@@ -65,10 +64,9 @@ public class RolloutService {
     return sets.patch(namespace, name, set -> {
       var template = set.getSpec().getTemplate();
       if (template.getMetadata() == null) {
-        template.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+        template.setMetadata(new ObjectMeta());
       }
-      Map<String, String> annotations = new LinkedHashMap<>(
-          template.getMetadata().getAnnotations() == null ? Map.of() : template.getMetadata().getAnnotations());
+      Map<String, String> annotations = new LinkedHashMap<>(Labels.annotations(template.getMetadata()));
       annotations.put(Labels.RESTARTED_AT_ANNOTATION, now);
       template.getMetadata().setAnnotations(annotations);
       return set;

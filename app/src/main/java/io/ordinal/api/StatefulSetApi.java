@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionList;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionListBuilder;
@@ -18,6 +19,7 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Patch;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Put;
+import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.ordinal.api.statefulset.RolloutStatus;
@@ -28,6 +30,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.parameters.RequestBody;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import java.util.List;
 
 /** {@code /apis/apps/v1}: StatefulSets and their scale and status subresources. */
 @Controller("/apis/apps/v1")
@@ -183,9 +186,9 @@ public class StatefulSetApi {
   @Operation(summary = "List ControllerRevisions, optionally filtered by labelSelector")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevisionList.class)))
   public HttpResponse<String> listRevisions(HttpRequest<?> request, String namespace,
-      @Nullable @io.micronaut.http.annotation.QueryValue String labelSelector) {
+      @Nullable @QueryValue String labelSelector) {
     return KubeCodec.ok(request, new ControllerRevisionListBuilder().withApiVersion("apps/v1").withKind("ControllerRevisionList")
-        .withMetadata(new io.fabric8.kubernetes.api.model.ListMeta())
+        .withMetadata(new ListMeta())
         .withItems(CoreApi.selected(revisions.list(namespace), labelSelector)).build());
   }
 
@@ -197,8 +200,8 @@ public class StatefulSetApi {
         .orElseThrow(() -> ApiException.notFound("controllerrevisions.apps", name)));
   }
 
-  private static StatefulSetList listOf(java.util.List<StatefulSet> items) {
+  private static StatefulSetList listOf(List<StatefulSet> items) {
     return new StatefulSetListBuilder().withApiVersion("apps/v1").withKind("StatefulSetList")
-        .withMetadata(new io.fabric8.kubernetes.api.model.ListMeta()).withItems(items).build();
+        .withMetadata(new ListMeta()).withItems(items).build();
   }
 }

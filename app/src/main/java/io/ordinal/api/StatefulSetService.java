@@ -10,7 +10,6 @@ import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.RolloutControls;
-import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.StatefulSetStore;
@@ -20,6 +19,7 @@ import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -155,7 +155,7 @@ public class StatefulSetService {
   /** A short random pause, so that writers that just collided do not collide again in lockstep. */
   private static void backOff(int attempt) {
     try {
-      Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextInt(1, 2 + Math.min(attempt, 20)));
+      Thread.sleep(ThreadLocalRandom.current().nextInt(1, 2 + Math.min(attempt, 20)));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw ApiException.of(503, "ServiceUnavailable", "interrupted while retrying a conflicting write");
@@ -247,7 +247,7 @@ public class StatefulSetService {
     return e.code() == 409 && "Conflict".equals(e.status().getReason());
   }
 
-  private static <T> T mapStoreErrors(String name, java.util.function.Supplier<T> write) {
+  private static <T> T mapStoreErrors(String name, Supplier<T> write) {
     try {
       return write.get();
     } catch (StoreException e) {

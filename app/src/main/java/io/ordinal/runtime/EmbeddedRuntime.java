@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the service needs before Micronaut starts: PostgreSQL and Temporal, embedded unless
@@ -78,7 +79,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
       try {
         closeable.close();
       } catch (Exception e) {
-        org.slf4j.LoggerFactory.getLogger(EmbeddedRuntime.class).warn("error while stopping {}", closeable, e);
+        LoggerFactory.getLogger(EmbeddedRuntime.class).warn("error while stopping {}", closeable, e);
       }
     }
   }

@@ -1,10 +1,14 @@
 package io.ordinal.runtime;
 
+import io.ordinal.driver.Signals;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /** Helpers for the helper processes the service owns (Temporal dev server, PostgreSQL). */
 final class Processes {
@@ -29,12 +33,12 @@ final class Processes {
       return;
     }
     try {
-      io.ordinal.driver.Signals.send(process.pid(), signal);
-      process.onExit().get(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      Signals.send(process.pid(), signal);
+      process.onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       process.destroyForcibly();
       try {
-        process.onExit().get(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        process.onExit().get(grace.toMillis(), TimeUnit.MILLISECONDS);
       } catch (Exception stillThere) {
         // killed but not yet reaped by its parent: nothing more we can do
       }
@@ -42,8 +46,8 @@ final class Processes {
   }
 
   static boolean portOpen(String host, int port) {
-    try (var socket = new java.net.Socket()) {
-      socket.connect(new java.net.InetSocketAddress(host, port), 200);
+    try (var socket = new Socket()) {
+      socket.connect(new InetSocketAddress(host, port), 200);
       return true;
     } catch (IOException e) {
       return false;

@@ -14,7 +14,14 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import jakarta.inject.Singleton;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,9 +33,9 @@ import org.slf4j.LoggerFactory;
 @Singleton
 public class SetSignals implements PodEvents {
   private static final Logger log = LoggerFactory.getLogger(SetSignals.class);
-  private static final java.time.Duration PAUSE_FENCE_TIMEOUT = java.time.Duration.ofSeconds(10);
-  private static final java.util.concurrent.ExecutorService FENCES =
-      java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+  private static final Duration PAUSE_FENCE_TIMEOUT = Duration.ofSeconds(10);
+  private static final ExecutorService FENCES =
+      Executors.newVirtualThreadPerTaskExecutor();
   private final WorkflowClient client;
   private final StatefulSetStore sets;
 
@@ -71,14 +78,14 @@ public class SetSignals implements PodEvents {
     if (operation.isEmpty() || !operation.flatMap(Operation::ofWorkflowId).map(Operation::isRollout).orElse(false)) {
       return;
     }
-    var update = java.util.concurrent.CompletableFuture.runAsync(
+    var update = CompletableFuture.runAsync(
         () -> client.newWorkflowStub(OperationWorkflow.class, operation.get()).pause(),
         FENCES);
     try {
-      update.get(PAUSE_FENCE_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
+      update.get(PAUSE_FENCE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
       log.debug("{} did not take the pause update (it has ended): {}", operation.get(), e.getCause().toString());
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       log.warn("{} did not accept the pause within {}; it applies at its next observation", operation.get(),
           PAUSE_FENCE_TIMEOUT);
     } catch (InterruptedException e) {

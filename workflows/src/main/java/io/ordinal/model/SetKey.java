@@ -9,7 +9,12 @@ public record SetKey(String namespace, String name) {
   }
 
   public String podName(int ordinal) {
-    return name + "-" + ordinal;
+    return podName(name, ordinal);
+  }
+
+  /** The name of pod {@code ordinal} of set {@code setName}: its stable identity. */
+  public static String podName(String setName, int ordinal) {
+    return setName + "-" + ordinal;
   }
 
   @Override

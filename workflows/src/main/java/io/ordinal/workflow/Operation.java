@@ -6,6 +6,7 @@ import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
 import io.ordinal.planner.Planner;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -27,7 +28,7 @@ public enum Operation {
 
   @JsonValue
   public String wireName() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 
   @JsonCreator

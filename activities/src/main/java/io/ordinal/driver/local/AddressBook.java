@@ -2,6 +2,7 @@ package io.ordinal.driver.local;
 
 import io.ordinal.store.PodAddressRow;
 import io.ordinal.store.Repositories;
+import io.ordinal.store.StatefulSetStore;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -31,7 +33,7 @@ public class AddressBook {
 
   /** The pod's address, allocated on first use. Synchronized: one allocator per service. */
   public synchronized String addressOf(String namespace, String setName, String podName) {
-    String id = namespace + "/" + podName;
+    String id = StatefulSetStore.id(namespace, podName);
     return addresses.findById(id).map(PodAddressRow::ip).orElseGet(() -> {
       Set<String> taken = new HashSet<>(addresses.listIp());
       for (int n = 1 << 8; n < 1 << 24; n++) { // 127.0.1.0 upwards; 127.0.0.x stays for the host
@@ -56,7 +58,7 @@ public class AddressBook {
    * Writes the hosts file of every pod of the namespace. Rewritten in place (not replaced), so that
    * a file already bind-mounted over a running pod's /etc/hosts shows the new entries.
    */
-  public synchronized void writeHostsFiles(String namespace, java.util.Map<String, String> serviceNames) {
+  public synchronized void writeHostsFiles(String namespace, Map<String, String> serviceNames) {
     StringBuilder text = new StringBuilder("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
     for (PodAddressRow member : members(namespace)) {
       String service = serviceNames.get(member.setName());

@@ -2,7 +2,9 @@ package io.ordinal.driver.local;
 
 import io.ordinal.driver.ProcStat;
 import io.ordinal.driver.Signals;
+import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,18 +36,18 @@ final class ContainerProcess {
   }
 
   static boolean mountNamespacesAvailable() {
-    return ROOT && java.nio.file.Files.isExecutable(Path.of(UNSHARE));
+    return ROOT && Files.isExecutable(Path.of(UNSHARE));
   }
 
   /** Starts {@code argv} with exactly {@code env}; stdout and stderr are appended to {@code log}. */
   static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
       List<Mount> mounts, List<Path> cgroupProcs) throws IOException {
     List<String> command = new ArrayList<>();
-    if (java.nio.file.Files.isExecutable(Path.of(SETSID))) {
+    if (Files.isExecutable(Path.of(SETSID))) {
       command.add(SETSID);
     }
     if (!mounts.isEmpty() && mountNamespacesAvailable()) {
-      java.nio.file.Files.createDirectories(Path.of(STAGING));
+      Files.createDirectories(Path.of(STAGING));
       // The shell only performs the mounts, then execs the user's argv unchanged ("$@").
       StringBuilder script = new StringBuilder("set -e\n");
       // Join the container's cgroups before anything else runs, so every descendant is limited.
@@ -78,13 +80,13 @@ final class ContainerProcess {
         .directory(workingDir.toFile())
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.environment().clear();
     builder.environment().putAll(env);
     Process process = builder.start();
     if (!(!mounts.isEmpty() && mountNamespacesAvailable())) {
       for (Path procs : cgroupProcs) { // no setup shell: move the process right after its start
-        java.nio.file.Files.writeString(procs, Long.toString(process.pid()));
+        Files.writeString(procs, Long.toString(process.pid()));
       }
     }
     return new ContainerProcess(process.toHandle(), process);
@@ -145,7 +147,7 @@ final class ContainerProcess {
     List<Path> targets = logFiles.stream().map(f -> f.toAbsolutePath().normalize()).toList();
     ProcessHandle.allProcesses().filter(ProcStat::running).forEach(process -> {
       try {
-        Path stdout = java.nio.file.Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", "1"));
+        Path stdout = Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", "1"));
         if (targets.contains(stdout)) {
           Signals.sendToGroup(process.pid(), "KILL"); // its session, when it leads one
           process.destroyForcibly();

@@ -11,9 +11,10 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +28,7 @@ final class ContainerRuntime {
   static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
   /** A container that ran this long without exiting gets its back-off reset. */
   static final Duration BACKOFF_RESET = Duration.ofMinutes(10);
-  private static final java.util.concurrent.ExecutorService PROBES = Executors.newVirtualThreadPerTaskExecutor();
+  private static final ExecutorService PROBES = Executors.newVirtualThreadPerTaskExecutor();
 
   /** Persisted across service restarts (in the pod's state file). */
   record Saved(long pid, long processStartMillis, long startedAtMillis, int restartCount,
@@ -255,7 +256,7 @@ final class ContainerRuntime {
     }
 
     /** Collects a finished run and starts the next when due; returns the latest result, if any. */
-    Boolean poll(Instant now, java.util.function.Predicate<Probe> runner) {
+    Boolean poll(Instant now, Predicate<Probe> runner) {
       if (probe == null) {
         return null;
       }

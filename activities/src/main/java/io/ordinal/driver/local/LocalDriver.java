@@ -1,7 +1,9 @@
 package io.ordinal.driver.local;
 
+import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.driver.PodEvents;
+import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.Repositories;
@@ -17,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -56,12 +59,12 @@ public class LocalDriver implements PodDriver {
   }
 
   @Override
-  public void start(PodRow pod) {
+  public void start(DriverPod pod) {
     supervise(pod);
   }
 
   @Override
-  public void stop(PodRow pod) {
+  public void stop(DriverPod pod) {
     supervise(pod).requestStop();
   }
 
@@ -71,7 +74,8 @@ public class LocalDriver implements PodDriver {
     var all = pods.findByDriver(name());
     Instant started = Instant.now();
     List<PodSupervisor> resumed = new ArrayList<>();
-    for (PodRow pod : all) {
+    for (PodRow row : all) {
+      DriverPod pod = DriverPod.of(row);
       PodSupervisor supervisor = supervise(pod);
       if (pod.terminating()) {
         supervisor.requestStop();
@@ -95,7 +99,7 @@ public class LocalDriver implements PodDriver {
     log.info("local driver re-adopted {} pods in {} ms", all.size(), Duration.between(started, Instant.now()).toMillis());
   }
 
-  private PodSupervisor supervise(PodRow pod) {
+  private PodSupervisor supervise(DriverPod pod) {
     // Keyed by uid: a recreated pod of the same name is a new pod with a supervisor of its own.
     return supervisors.computeIfAbsent(pod.uid(), uid -> {
       PodSupervisor supervisor = new PodSupervisor(this, pod);
@@ -124,8 +128,9 @@ public class LocalDriver implements PodDriver {
     return addresses;
   }
 
-  public Path logFile(String namespace, String pod, String container, boolean previous) {
-    return paths.logs(namespace, pod).resolve(container + (previous ? ".previous.log" : ".log"));
+  @Override
+  public Optional<Path> logFile(String namespace, String pod, String container, boolean previous) {
+    return Optional.of(paths.logs(namespace, pod).resolve(container + (previous ? ".previous.log" : ".log")));
   }
 
   void refreshHostsFiles(String namespace) {
@@ -135,7 +140,7 @@ public class LocalDriver implements PodDriver {
     addresses.writeHostsFiles(namespace, serviceNames);
   }
 
-  void publish(PodRow pod, String phase, boolean ready, Instant readySince, Instant startedAt, String message,
+  void publish(DriverPod pod, String phase, boolean ready, Instant readySince, Instant startedAt, String message,
       String podIp, String containerStatuses) {
     if (pods.updateRuntimeStatus(pod.id(), pod.uid(), phase, ready, readySince, startedAt, message, podIp,
         containerStatuses) > 0) {
@@ -143,17 +148,17 @@ public class LocalDriver implements PodDriver {
     }
   }
 
-  void event(PodRow pod, String type, String reason, String message) {
+  void event(DriverPod pod, String type, String reason, String message) {
     events.record(pod.namespace(), "Pod", pod.name(), pod.uid(), type, reason, message);
   }
 
-  void fail(PodRow pod, String message) {
-    pods.updateStatus(pod.id(), pod.uid(), io.ordinal.model.PodSnapshot.FAILED, false, null, null, message);
+  void fail(DriverPod pod, String message) {
+    pods.updateStatus(pod.id(), pod.uid(), PodSnapshot.FAILED, false, null, null, message);
     podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());
   }
 
   /** The pod's processes are gone: remove its runtime dir and its row (its volumes stay). */
-  void gone(PodRow pod, Path dir) {
+  void gone(DriverPod pod, Path dir) {
     supervisors.remove(pod.uid());
     try (Stream<Path> files = Files.exists(dir) ? Files.walk(dir) : Stream.empty()) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -5,14 +5,19 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.ordinal.driver.DriverPod;
+import io.ordinal.kube.Labels;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.KubeJson;
-import io.ordinal.store.PodRow;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,11 +47,10 @@ final class PodSupervisor implements Runnable {
   record Saved(boolean initDone, long podStartedAtMillis, Map<String, ContainerRuntime.Saved> containers) {}
 
   private final LocalDriver driver;
-  private final PodRow row;
+  private final DriverPod row;
   private final Pod pod;
   private final Path dir;
   private final List<ContainerRuntime> containers = new ArrayList<>();
-  private final CountDownLatch finished = new CountDownLatch(1);
   /** Open once this run has published the pod's actual state (or given up on it). */
   private final CountDownLatch reported = new CountDownLatch(1);
   private volatile boolean stopRequested;
@@ -57,10 +63,10 @@ final class PodSupervisor implements Runnable {
   private String publishedStatus = "";
   private Instant readySince;
 
-  PodSupervisor(LocalDriver driver, PodRow row) {
+  PodSupervisor(LocalDriver driver, DriverPod row) {
     this.driver = driver;
     this.row = row;
-    this.pod = KubeJson.read(row.object(), Pod.class);
+    this.pod = row.object();
     this.dir = driver.paths().pod(row.namespace(), row.name());
     for (Container c : pod.getSpec().getContainers()) {
       containers.add(new ContainerRuntime(c, this));
@@ -68,7 +74,7 @@ final class PodSupervisor implements Runnable {
   }
 
   String name() {
-    return row.namespace() + "/" + row.name();
+    return row.id();
   }
 
   String podIp() {
@@ -84,13 +90,9 @@ final class PodSupervisor implements Runnable {
     detached = true;
   }
 
-  void awaitFinished(Duration timeout) throws InterruptedException {
-    finished.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-  }
-
   /** Waits until the pod's status reflects what this run found (adopted, restarted, or stopping). */
   boolean awaitFirstReport(Duration timeout) throws InterruptedException {
-    return reported.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    return reported.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -115,7 +117,6 @@ final class PodSupervisor implements Runnable {
       driver.fail(row, e.toString());
     } finally {
       reported.countDown();
-      finished.countDown();
     }
   }
 
@@ -179,8 +180,8 @@ final class PodSupervisor implements Runnable {
     try {
       Path tmp = dir.resolve("state.json.tmp");
       KubeJson.JSON.writeValue(tmp.toFile(), new Saved(initDone, podStartedAt == null ? 0 : podStartedAt.toEpochMilli(), saved));
-      Files.move(tmp, dir.resolve("state.json"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      Files.move(tmp, dir.resolve("state.json"), StandardCopyOption.REPLACE_EXISTING,
+          StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       log.warn("pod {}: cannot save state", name(), e);
     }
@@ -272,7 +273,7 @@ final class PodSupervisor implements Runnable {
     try {
       var preStop = spec.getLifecycle() == null ? null : spec.getLifecycle().getPreStop();
       if (preStop != null && preStop.getExec() != null) {
-        var probe = new io.fabric8.kubernetes.api.model.ProbeBuilder().withExec(preStop.getExec())
+        var probe = new ProbeBuilder().withExec(preStop.getExec())
             .withTimeoutSeconds((int) Math.max(1, Duration.between(Instant.now(), deadline).toSeconds())).build();
         ProbeRunner.run(probe, podIp, List.of(), env(spec), process.pid());
       }
@@ -338,8 +339,8 @@ final class PodSupervisor implements Runnable {
   }
 
   private String fieldRef(String path) {
-    Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
-    Map<String, String> annotations = pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations();
+    Map<String, String> labels = Labels.labels(pod.getMetadata());
+    Map<String, String> annotations = Labels.annotations(pod.getMetadata());
     return switch (path) {
       case "metadata.name" -> row.name();
       case "metadata.namespace" -> row.namespace();
@@ -348,7 +349,7 @@ final class PodSupervisor implements Runnable {
       case "status.hostIP", "status.hostIPs" -> "127.0.0.1";
       case "spec.nodeName" -> "localhost";
       default -> {
-        var matcher = java.util.regex.Pattern.compile("metadata\\.(labels|annotations)\\['(.+)'\\]").matcher(path);
+        var matcher = Pattern.compile("metadata\\.(labels|annotations)\\['(.+)'\\]").matcher(path);
         if (matcher.matches()) {
           yield Objects.requireNonNullElse((matcher.group(1).equals("labels") ? labels : annotations).get(matcher.group(2)), "");
         }
@@ -371,8 +372,8 @@ final class PodSupervisor implements Runnable {
       Path file = logFile(c.spec.getName());
       try {
         if (Files.exists(file) && Files.size(file) > LOG_CAP_BYTES) {
-          Files.copy(file, file.resolveSibling(file.getFileName() + ".1"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-          try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+          Files.copy(file, file.resolveSibling(file.getFileName() + ".1"), StandardCopyOption.REPLACE_EXISTING);
+          try (var channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.truncate(0); // the process appends (O_APPEND), so it goes on at the new end
           }
         }

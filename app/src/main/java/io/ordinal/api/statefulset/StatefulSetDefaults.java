@@ -1,6 +1,5 @@
 package io.ordinal.api.statefulset;
 
-import static io.ordinal.kube.StatefulSetFields.DELETE;
 import static io.ordinal.kube.StatefulSetFields.ORDERED_READY;
 import static io.ordinal.kube.StatefulSetFields.RETAIN;
 import static io.ordinal.kube.StatefulSetFields.ROLLING_UPDATE;
@@ -18,6 +17,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategy;
 import io.ordinal.kube.StatefulSetFields;
 import java.util.List;
+import java.util.stream.Stream;
 
 /** Upstream's defaulting ({@code SetDefaults_StatefulSet} and the pod template defaults it relies on). */
 public final class StatefulSetDefaults {
@@ -113,6 +113,6 @@ public final class StatefulSetDefaults {
   }
 
   static List<Container> concat(List<Container> a, List<Container> b) {
-    return java.util.stream.Stream.concat(nullSafe(a).stream(), nullSafe(b).stream()).toList();
+    return Stream.concat(nullSafe(a).stream(), nullSafe(b).stream()).toList();
   }
 }

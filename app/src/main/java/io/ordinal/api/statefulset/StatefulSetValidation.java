@@ -500,8 +500,7 @@ public final class StatefulSetValidation {
   }
 
   private static String annotation(StatefulSet set, String key) {
-    return set.getMetadata() == null || set.getMetadata().getAnnotations() == null
-        ? null : set.getMetadata().getAnnotations().get(key);
+    return Labels.annotation(set.getMetadata(), key);
   }
 
   private static Map<String, String> nullSafeMap(Map<String, String> map) {

@@ -1,0 +1,160 @@
+package io.ordinal.api;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EndpointAddress;
+import io.fabric8.kubernetes.api.model.EndpointAddressBuilder;
+import io.fabric8.kubernetes.api.model.EndpointPort;
+import io.fabric8.kubernetes.api.model.EndpointSubsetBuilder;
+import io.fabric8.kubernetes.api.model.Endpoints;
+import io.fabric8.kubernetes.api.model.EndpointsBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.ordinal.driver.DriverRegistry;
+import io.ordinal.kube.StatefulSetFields;
+import io.ordinal.model.SetKey;
+import io.ordinal.pods.PodLifecycle;
+import io.ordinal.store.PodRow;
+import io.ordinal.store.PodStore;
+import io.ordinal.store.StatefulSetStore;
+import io.ordinal.temporal.SetSignals;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** What the API does with the pods of sets beyond reading them: deletion by a user, logs, Endpoints. */
+@Singleton
+public class PodService {
+  private final PodStore pods;
+  private final StatefulSetStore sets;
+  private final PodLifecycle lifecycle;
+  private final SetSignals signals;
+  private final DriverRegistry drivers;
+
+  public PodService(PodStore pods, StatefulSetStore sets, PodLifecycle lifecycle, SetSignals signals,
+      DriverRegistry drivers) {
+    this.pods = pods;
+    this.sets = sets;
+    this.lifecycle = lifecycle;
+    this.signals = signals;
+    this.drivers = drivers;
+  }
+
+  /** Deletes a pod gracefully; its set recreates it with the same identity and storage. Returns the pod as it is now. */
+  public Pod delete(String namespace, String name) {
+    PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
+    lifecycle.deletePod(new SetKey(namespace, row.setName()), name, "deleted through the API");
+    signals.podChanged(namespace, row.setName(), name);
+    return PodStore.toObject(pods.find(namespace, name).orElse(row));
+  }
+
+  /** A container's log: the text, or a stream that follows it while the pod lives. */
+  public sealed interface PodLog {
+    record Text(String text) implements PodLog {}
+
+    record Following(InputStream stream) implements PodLog {}
+  }
+
+  /** kubectl logs: {@code container} may be omitted for a single-container pod; {@code tailLines} ≥ 0. */
+  public PodLog log(String namespace, String name, String container, Integer tailLines, boolean previous,
+      boolean follow) throws IOException {
+    PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
+    String chosen = container(PodStore.toObject(row), container);
+    if (tailLines != null && tailLines < 0) {
+      throw ApiException.badRequest("tailLines must be greater than or equal to 0");
+    }
+    Path file = drivers.get(row.driver()).logFile(namespace, name, chosen, previous).orElse(null);
+    if (file == null || !Files.exists(file)) {
+      if (previous) {
+        throw ApiException.badRequest("previous terminated container \"" + chosen + "\" in pod \"" + name + "\" not found");
+      }
+      return new PodLog.Text("");
+    }
+    byte[] bytes = Files.readAllBytes(file);
+    int start = tailStart(bytes, tailLines);
+    if (follow && !previous) {
+      String uid = row.uid();
+      return new PodLog.Following(new FollowingInputStream(file, start,
+          () -> pods.find(namespace, name).filter(p -> p.uid().equals(uid) && !p.terminating()).isPresent(),
+          Duration.ofHours(1)));
+    }
+    return new PodLog.Text(new String(bytes, start, bytes.length - start, StandardCharsets.UTF_8));
+  }
+
+  private static String container(Pod pod, String requested) {
+    List<String> names = pod.getSpec().getContainers().stream().map(Container::getName).toList();
+    if (requested == null) {
+      if (names.size() != 1) {
+        throw ApiException.badRequest("a container name must be specified for pod " + pod.getMetadata().getName()
+            + ", choose one of: " + names);
+      }
+      return names.getFirst();
+    }
+    boolean init = StatefulSetFields.nullSafe(pod.getSpec().getInitContainers()).stream()
+        .anyMatch(c -> c.getName().equals(requested));
+    if (!names.contains(requested) && !init) {
+      throw ApiException.badRequest("container " + requested + " is not valid for pod " + pod.getMetadata().getName());
+    }
+    return requested;
+  }
+
+  /** Where the last {@code tailLines} lines of a log begin (0 for the whole log). */
+  static int tailStart(byte[] log, Integer tailLines) {
+    if (tailLines == null) {
+      return 0;
+    }
+    int end = log.length > 0 && log[log.length - 1] == '\n' ? log.length - 1 : log.length;
+    int seen = 0;
+    for (int i = end - 1; i >= 0; i--) {
+      if (log[i] == '\n' && ++seen == tailLines) {
+        return i + 1;
+      }
+    }
+    return tailLines == 0 ? log.length : 0;
+  }
+
+  /**
+   * The members of a governing service: every pod of the namespace's sets whose serviceName is
+   * {@code name}, with its stable address. No Service object is needed (a deliberate difference).
+   */
+  public Endpoints endpoints(String namespace, String name) {
+    var governed = sets.list(namespace).stream().filter(s -> name.equals(s.getSpec().getServiceName())).toList();
+    if (governed.isEmpty()) {
+      throw ApiException.notFound("endpoints", name);
+    }
+    Set<String> setNames = governed.stream().map(s -> s.getMetadata().getName()).collect(Collectors.toSet());
+    List<EndpointAddress> ready = new ArrayList<>();
+    List<EndpointAddress> notReady = new ArrayList<>();
+    for (PodRow row : pods.inNamespace(namespace)) {
+      if (!setNames.contains(row.setName()) || row.podIp() == null || row.terminating()) {
+        continue;
+      }
+      EndpointAddress address = new EndpointAddressBuilder().withIp(row.podIp()).withHostname(row.name())
+          .withNodeName("localhost").withNewTargetRef().withKind("Pod").withName(row.name())
+          .withNamespace(namespace).withUid(row.uid()).endTargetRef().build();
+      (row.ready() ? ready : notReady).add(address);
+    }
+    Map<String, EndpointPort> ports = new LinkedHashMap<>();
+    governed.stream().flatMap(set -> set.getSpec().getTemplate().getSpec().getContainers().stream())
+        .flatMap(container -> StatefulSetFields.nullSafe(container.getPorts()).stream())
+        .forEach((ContainerPort port) -> ports.putIfAbsent(port.getName() + "/" + port.getContainerPort(),
+            new EndpointPort(null, port.getName(), port.getContainerPort(), port.getProtocol())));
+    Endpoints endpoints = new EndpointsBuilder().withApiVersion("v1").withKind("Endpoints")
+        .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+        .build();
+    if (!ready.isEmpty() || !notReady.isEmpty()) {
+      endpoints.setSubsets(List.of(new EndpointSubsetBuilder().withAddresses(ready).withNotReadyAddresses(notReady)
+          .withPorts(List.copyOf(ports.values())).build()));
+    }
+    return endpoints;
+  }
+}
