@@ -1,5 +1,7 @@
 package io.ordinal.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ordinal.store.KubeJson;
 import java.io.IOException;
@@ -15,8 +17,6 @@ import java.util.function.Predicate;
 
 /** A small HTTP client for the Kubernetes-shaped API. */
 final class Api {
-  static final String SETS = "/apis/apps/v1/namespaces/%s/statefulsets";
-
   /** @param warnings the values of the response's Warning headers */
   record Reply(int code, String contentType, String body, List<String> warnings, java.net.http.HttpHeaders headers) {
     JsonNode json() {
@@ -81,9 +81,31 @@ final class Api {
     }
   }
 
+  /** Creates a StatefulSet from {@code manifest}, asserting 201 Created. */
+  Reply createSet(String namespace, JsonNode manifest) {
+    Reply reply = post(Paths.sets(namespace), "application/json", Manifests.json(manifest));
+    assertEquals(201, reply.code(), reply.body());
+    return reply;
+  }
+
+  /** Applies a JSON merge patch to a StatefulSet, asserting 200 OK. */
+  Reply patchSet(String namespace, String name, String mergePatch) {
+    Reply reply = patch(Paths.set(namespace, name), "application/merge-patch+json", mergePatch);
+    assertEquals(200, reply.code(), reply.body());
+    return reply;
+  }
+
+  /** Replaces the image of the set's first container (a JSON patch), asserting 200 OK. */
+  Reply setImage(String namespace, String name, String image) {
+    Reply reply = patch(Paths.set(namespace, name), "application/json-patch+json",
+        "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"" + image + "\"}]");
+    assertEquals(200, reply.code(), reply.body());
+    return reply;
+  }
+
   /** The pods of a set, by name. */
   List<JsonNode> pods(String namespace, String selector) {
-    JsonNode list = get("/api/v1/namespaces/" + namespace + "/pods?labelSelector=" + java.net.URLEncoder.encode(selector, java.nio.charset.StandardCharsets.UTF_8)).json();
+    JsonNode list = get(Paths.core(namespace, "pods?labelSelector=" + java.net.URLEncoder.encode(selector, java.nio.charset.StandardCharsets.UTF_8))).json();
     List<JsonNode> pods = new ArrayList<>();
     list.path("items").forEach(pods::add);
     return pods;
@@ -91,12 +113,16 @@ final class Api {
 
   List<JsonNode> events(String namespace) {
     List<JsonNode> events = new ArrayList<>();
-    get("/api/v1/namespaces/" + namespace + "/events").json().path("items").forEach(events::add);
+    get(Paths.core(namespace, "events")).json().path("items").forEach(events::add);
     return events;
   }
 
   JsonNode set(String namespace, String name) {
-    return get(SETS.formatted(namespace) + "/" + name).json();
+    return get(Paths.set(namespace, name)).json();
+  }
+
+  JsonNode pod(String namespace, String name) {
+    return get(Paths.pod(namespace, name)).json();
   }
 
   /** Polls {@code path} until {@code condition} holds. */
@@ -116,7 +142,7 @@ final class Api {
 
   /** Waits until the set's status says every one of {@code replicas} pods is available and up to date. */
   JsonNode awaitConverged(String namespace, String name, int replicas, Duration timeout) {
-    return await(SETS.formatted(namespace) + "/" + name + "/status", timeout, reply -> {
+    return await(Paths.set(namespace, name) + "/status", timeout, reply -> {
       if (reply.code() != 200) {
         return false;
       }
@@ -132,7 +158,7 @@ final class Api {
 
   /** Waits until web's rollout away from {@code previousRevision} is complete on all {@code replicas}. */
   JsonNode awaitRolledOut(String ns, int replicas, String previousRevision) {
-    return await(SETS.formatted(ns) + "/web/status", Duration.ofSeconds(90), r -> {
+    return await(Paths.set(ns, "web") + "/status", Duration.ofSeconds(90), r -> {
       JsonNode s = r.json().path("status");
       return !s.path("currentRevision").asText().equals(previousRevision)
           && s.path("updatedReplicas").asInt() == replicas && s.path("availableReplicas").asInt() == replicas

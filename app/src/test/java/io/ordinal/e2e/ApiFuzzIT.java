@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * {@code app/target/benchmarks/api-fuzz.md}. The service runs the sim driver by default, so that
  * no fuzzed manifest starts a real process.
  */
+@Tag("slow")
 class ApiFuzzIT {
   static final int EXAMPLES = Integer.getInteger("ordinal.fuzz.examples", 40);
   static final String SEED = System.getProperty("ordinal.fuzz.seed", "20261122");

@@ -15,24 +15,18 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Many writers at once: optimistic concurrency holds, no update is lost, races end consistent. */
+@E2eTest
 class ConcurrencyIT {
   static final int CLIENTS = 50;
   static final Duration TIMEOUT = Duration.ofSeconds(120);
   static Api api;
 
-  @BeforeAll
-  static void service() throws Exception {
-    api = OrdinalService.shared().api();
-  }
-
   @Test
-  void fiftyPutsOfOneResourceVersionHaveExactlyOneWinner() throws Exception {
-    String ns = "race-put";
-    create(ns, Manifests.web("web", 1, 0, Map.of()));
+  void fiftyPutsOfOneResourceVersionHaveExactlyOneWinner(@Namespace String ns) throws Exception {
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
     // Once converged nothing else writes the set (status writes bump resourceVersion too).
     api.awaitConverged(ns, "web", 1, TIMEOUT);
     Api.sleep(500);
@@ -41,7 +35,7 @@ class ConcurrencyIT {
       ObjectNode mine = stored.deepCopy();
       mine.remove("status");
       ((ObjectNode) mine.get("metadata")).putObject("annotations").put("ordinal.io/driver", "sim").put("writer", "w" + i);
-      return api.put(Api.SETS.formatted(ns) + "/web", "application/json", Manifests.json(mine)).code();
+      return api.put(Paths.set(ns, "web"), "application/json", Manifests.json(mine)).code();
     });
     assertEquals(1, codes.stream().filter(c -> c == 200).count(), codes.toString());
     assertEquals(CLIENTS - 1, codes.stream().filter(c -> c == 409).count(), codes.toString());
@@ -50,10 +44,9 @@ class ConcurrencyIT {
   }
 
   @Test
-  void fiftyConcurrentPatchesLoseNoUpdate() throws Exception {
-    String ns = "race-patch";
-    create(ns, Manifests.web("web", 1, 0, Map.of()));
-    List<Integer> codes = race(i -> api.patch(Api.SETS.formatted(ns) + "/web", "application/merge-patch+json",
+  void fiftyConcurrentPatchesLoseNoUpdate(@Namespace String ns) throws Exception {
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
+    List<Integer> codes = race(i -> api.patch(Paths.set(ns, "web"), "application/merge-patch+json",
         "{\"metadata\":{\"annotations\":{\"writer-" + i + "\":\"done\"}}}").code());
     // Without a resourceVersion a patch is not a conflict: each re-applies to the newer object.
     assertEquals(java.util.Collections.nCopies(CLIENTS, 200), codes);
@@ -64,11 +57,10 @@ class ConcurrencyIT {
   }
 
   @Test
-  void pauseUndoAndSpecChangesRacedEndInOneConsistentOutcome() throws Exception {
-    String ns = "race-control";
-    create(ns, Manifests.web("web", 4, 0, Map.of("SIM_READY_DELAY_MS", "200")));
+  void pauseUndoAndSpecChangesRacedEndInOneConsistentOutcome(@Namespace String ns) throws Exception {
+    api.createSet(ns, Manifests.web("web", 4, 0, Map.of("SIM_READY_DELAY_MS", "200")));
     api.awaitConverged(ns, "web", 4, TIMEOUT);
-    String set = Api.SETS.formatted(ns) + "/web";
+    String set = Paths.set(ns, "web");
     List<Integer> codes = race(i -> switch (i % 5) {
       case 0 -> api.post(set + "/rollout/pause", null, null).code();
       case 1 -> api.post(set + "/rollout/resume", null, null).code();
@@ -100,11 +92,6 @@ class ConcurrencyIT {
       assertEquals(image, pod.at("/spec/containers/0/image").asText());
     }
     assertEquals("Complete", api.get(set + "/rollout/status").json().path("phase").asText());
-  }
-
-  static void create(String ns, ObjectNode set) {
-    Api.Reply reply = api.post(Api.SETS.formatted(ns), "application/json", Manifests.json(set));
-    assertEquals(201, reply.code(), reply.body());
   }
 
   interface Writer {

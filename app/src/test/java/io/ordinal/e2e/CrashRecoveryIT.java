@@ -1,7 +1,6 @@
 package io.ordinal.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,19 +15,18 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** The service is killed or stopped and started again on the same data dir. */
+@E2eTest
 class CrashRecoveryIT {
   static final Duration TIMEOUT = Duration.ofSeconds(120);
 
   @Test
-  void killedServiceMidScaleFinishesTheScaleWithNoDuplicatePod() throws Exception {
+  void killedServiceMidScaleFinishesTheScaleWithNoDuplicatePod(@Namespace String ns) throws Exception {
     try (OrdinalService service = new OrdinalService("crash")) {
       service.start();
       Api api = service.api();
-      String ns = "crash";
-      assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-          Manifests.json(Manifests.web("web", 5, 0, Map.of("SIM_READY_DELAY_MS", "700")))).code());
-      api.await("/api/v1/namespaces/" + ns + "/pods/web-1", TIMEOUT, r -> r.code() == 200);
-      String web0Uid = api.get("/api/v1/namespaces/" + ns + "/pods/web-0").json().at("/metadata/uid").asText();
+      api.createSet(ns, Manifests.web("web", 5, 0, Map.of("SIM_READY_DELAY_MS", "700")));
+      api.await(Paths.pod(ns, "web-1"), TIMEOUT, r -> r.code() == 200);
+      String web0Uid = api.pod(ns, "web-0").at("/metadata/uid").asText();
 
       service.kill9();
       // A SIGKILL runs no shutdown hook: PostgreSQL and the Temporal dev server are orphaned.
@@ -44,19 +42,18 @@ class CrashRecoveryIT {
       assertEquals(Map.of("web-0", 1L, "web-1", 1L, "web-2", 1L, "web-3", 1L, "web-4", 1L), creates);
       List<JsonNode> pods = api.pods(ns, "app=web");
       assertEquals(5, pods.stream().map(p -> p.at("/metadata/uid").asText()).distinct().count());
-      assertEquals(web0Uid, api.get("/api/v1/namespaces/" + ns + "/pods/web-0").json().at("/metadata/uid").asText());
+      assertEquals(web0Uid, api.pod(ns, "web-0").at("/metadata/uid").asText());
     }
   }
 
   @Test
-  void stoppedServiceLeavesNothingRunningAndResumesWithItsState() throws Exception {
+  void stoppedServiceLeavesNothingRunningAndResumesWithItsState(@Namespace String ns) throws Exception {
     try (OrdinalService service = new OrdinalService("restart")) {
       service.start();
       Api api = service.api();
-      assertEquals(201, api.post(Api.SETS.formatted("restart"), "application/json",
-          Manifests.json(Manifests.web("web", 2, 0, Map.of()))).code());
-      api.awaitConverged("restart", "web", 2, TIMEOUT);
-      String uid = api.set("restart", "web").at("/metadata/uid").asText();
+      api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
+      api.awaitConverged(ns, "web", 2, TIMEOUT);
+      String uid = api.set(ns, "web").at("/metadata/uid").asText();
 
       Optional<ProcessHandle> postgres = pid(service.dataDir.resolve("postgres/postmaster.pid"));
       Optional<ProcessHandle> temporal = pid(service.dataDir.resolve("temporal/temporal.pid"));
@@ -68,27 +65,23 @@ class CrashRecoveryIT {
       assertTrue(gone(temporal.get()), "temporal still running after stop");
 
       service.start();
-      assertEquals(uid, api.set("restart", "web").at("/metadata/uid").asText());
-      assertEquals(200, api.patch(Api.SETS.formatted("restart") + "/web", "application/merge-patch+json",
-          "{\"spec\":{\"replicas\":3}}").code());
-      api.awaitConverged("restart", "web", 3, TIMEOUT);
+      assertEquals(uid, api.set(ns, "web").at("/metadata/uid").asText());
+      api.patchSet(ns, "web", "{\"spec\":{\"replicas\":3}}");
+      api.awaitConverged(ns, "web", 3, TIMEOUT);
     }
   }
 
   @Test
-  void pausedRolloutStaysPausedThroughARestartAndResumeCompletesIt() throws Exception {
+  void pausedRolloutStaysPausedThroughARestartAndResumeCompletesIt(@Namespace String ns) throws Exception {
     try (OrdinalService service = new OrdinalService("pause")) {
       service.start();
       Api api = service.api();
-      String ns = "pause";
-      String set = Api.SETS.formatted(ns) + "/web";
-      assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-          Manifests.json(Manifests.web("web", 4, 0, Map.of("SIM_READY_DELAY_MS", "700")))).code());
+      String set = Paths.set(ns, "web");
+      api.createSet(ns, Manifests.web("web", 4, 0, Map.of("SIM_READY_DELAY_MS", "700")));
       String before = api.awaitConverged(ns, "web", 4, TIMEOUT).at("/status/currentRevision").asText();
-      assertEquals(200, api.patch(set, "application/json-patch+json",
-          "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]").code());
+      api.setImage(ns, "web", "k8s.gcr.io/nginx-slim:0.9");
       // Pause while the first updated pod (web-3) is coming up.
-      api.await("/api/v1/namespaces/" + ns + "/events", TIMEOUT, r -> api.podOperations(ns).size() >= 6);
+      api.await(Paths.core(ns, "events"), TIMEOUT, r -> api.podOperations(ns).size() >= 6);
 
       Api.Reply paused = api.post(set + "/rollout/pause", null, null);
       assertEquals(200, paused.code(), paused.body());
@@ -122,13 +115,11 @@ class CrashRecoveryIT {
   }
 
   @Test
-  void localPodsKeepRunningThroughAKillAndAreReadoptedWithNothingDuplicated() throws Exception {
+  void localPodsKeepRunningThroughAKillAndAreReadoptedWithNothingDuplicated(@Namespace String ns) throws Exception {
     try (OrdinalService service = new OrdinalService("readopt")) {
       service.start();
       Api api = service.api();
-      String ns = "readopt";
-      var set = LocalDriverIT.commandSet("web", PODS, "/bin/sleep", "100000");
-      assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", io.ordinal.store.KubeJson.write(set)).code());
+      api.createSet(ns, Manifests.commandSet("web", PODS, "/bin/sleep", "100000"));
       api.awaitConverged(ns, "web", PODS, TIMEOUT);
       Map<String, String> before = containerIds(api, ns);
 

@@ -20,6 +20,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * service kills); the long run is documented in docs/RELIABILITY.md. Figures go to
  * {@code app/target/benchmarks/fault-injection.md}.
  */
+@Tag("slow")
 class FaultInjectionIT {
   static final int KILLS = Integer.getInteger("ordinal.faults.kills", 3);
   static final long SEED = Long.getLong("ordinal.faults.seed", 20261122L);
@@ -105,26 +107,20 @@ class FaultInjectionIT {
       if (name.equals("parallel")) {
         ((ObjectNode) set.get("spec")).put("podManagementPolicy", "Parallel");
       }
-      post(set);
+      api.createSet(NS, set);
       sets.add(name);
     }
-    ObjectNode local = LocalDriverIT.commandSet(LOCAL_SET, 3, "/bin/sh", "-c", "exec sleep 100000");
-    post(local);
+    api.createSet(NS, Manifests.commandSet(LOCAL_SET, 3, "/bin/sh", "-c", "exec sleep 100000"));
     sets.add(LOCAL_SET);
     for (String name : sets) {
       api.awaitConverged(NS, name, 3, CONVERGE);
     }
   }
 
-  void post(ObjectNode set) {
-    Api.Reply reply = api.post(Api.SETS.formatted(NS), "application/json", Manifests.json(set));
-    assertEquals(201, reply.code(), reply.body());
-  }
-
   /** A scale or a template change of a random set; refused or failed writes (an outage) are fine. */
   void changeSpec() {
     String name = randomSet();
-    String path = Api.SETS.formatted(NS) + "/" + name;
+    String path = Paths.set(NS, name);
     try {
       boolean scale = random.nextBoolean();
       String patch = scale ? "{\"spec\":{\"replicas\":" + (1 + random.nextInt(5)) + "}}"
@@ -207,7 +203,7 @@ class FaultInjectionIT {
     try {
       List<JsonNode> pods = api.pods(NS, "app=" + randomSet());
       if (!pods.isEmpty()) {
-        api.delete("/api/v1/namespaces/" + NS + "/pods/" + pods.get(random.nextInt(pods.size())).at("/metadata/name").asText());
+        api.delete(Paths.pod(NS, pods.get(random.nextInt(pods.size())).at("/metadata/name").asText()));
         count("pod deleted");
       }
     } catch (IllegalStateException e) {
@@ -243,7 +239,7 @@ class FaultInjectionIT {
   void awaitConverged(String name) {
     // The stored spec is the truth (a write may have landed although its reply was lost).
     int wanted = api.set(NS, name).at("/spec/replicas").asInt();
-    JsonNode set = api.await(Api.SETS.formatted(NS) + "/" + name + "/status", CONVERGE, r -> {
+    JsonNode set = api.await(Paths.set(NS, name) + "/status", CONVERGE, r -> {
       JsonNode s = r.json().path("status");
       return r.code() == 200 && r.json().at("/metadata/generation").asLong() == s.path("observedGeneration").asLong()
           && s.path("replicas").asInt() == wanted && s.path("availableReplicas").asInt() == wanted
@@ -351,8 +347,8 @@ class FaultInjectionIT {
     }
 
     void sampleApi() {
-      Api.Reply list = api.get("/api/v1/namespaces/" + NS + "/pods");
-      Api.Reply claims = api.get("/api/v1/namespaces/" + NS + "/persistentvolumeclaims");
+      Api.Reply list = api.get(Paths.core(NS, "pods"));
+      Api.Reply claims = api.get(Paths.core(NS, "persistentvolumeclaims"));
       expectNoInternalError(list, "GET pods");
       expectNoInternalError(claims, "GET persistentvolumeclaims");
       if (list.code() != 200 || claims.code() != 200) {

@@ -16,20 +16,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The catalogue of invalid manifests (src/test/resources/invalid/catalogue.yaml), over HTTP. */
+@E2eTest
 class InvalidInputIT {
   static final String NS = "invalid";
   static Api api;
-
-  @BeforeAll
-  static void service() throws Exception {
-    api = OrdinalService.shared().api();
-  }
 
   static Stream<Arguments> catalogue() throws Exception {
     JsonNode cases = KubeJson.YAML.readTree(InvalidInputIT.class.getResourceAsStream("/invalid/catalogue.yaml"));
@@ -45,19 +40,18 @@ class InvalidInputIT {
   void invalidManifestIsRefusedAtItsFieldPathAndNothingIsStored(String name, boolean update, int code, String field,
       JsonNode patch) {
     ObjectNode valid = Manifests.web("web", 1, 0, Map.of());
-    String target = Api.SETS.formatted(NS);
     if (update) {
       String setName = "upd-" + Integer.toHexString(name.hashCode());
       ((ObjectNode) valid.get("metadata")).put("name", setName);
-      assertEquals(201, api.post(target, "application/json", Manifests.json(valid)).code());
+      api.createSet(NS, valid);
       long generation = api.set(NS, setName).at("/metadata/generation").asLong();
-      Api.Reply reply = api.put(target + "/" + setName, "application/json", apply(valid, patch));
+      Api.Reply reply = api.put(Paths.set(NS, setName), "application/json", apply(valid, patch));
       assertRefused(reply, code, field);
       assertEquals(generation, api.set(NS, setName).at("/metadata/generation").asLong(), "the stored set changed");
     } else {
-      Api.Reply reply = api.post(target, "application/json", apply(valid, patch));
+      Api.Reply reply = api.post(Paths.sets(NS), "application/json", apply(valid, patch));
       assertRefused(reply, code, field);
-      assertEquals(404, api.get(target + "/web").code(), "an invalid set was stored");
+      assertEquals(404, api.get(Paths.set(NS, "web")).code(), "an invalid set was stored");
     }
   }
 
@@ -77,7 +71,7 @@ class InvalidInputIT {
 
   @AfterAll
   static void onlyTheValidSetsOfTheUpdateCasesExist() {
-    api.get(Api.SETS.formatted(NS)).json().path("items").forEach(set ->
+    api.get(Paths.sets(NS)).json().path("items").forEach(set ->
         assertTrue(set.at("/metadata/name").asText().startsWith("upd-"), set.at("/metadata/name").asText()));
   }
 

@@ -1,6 +1,5 @@
 package io.ordinal.e2e;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -11,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
  * history events (continue-as-new keeps runs short). Not a timed assertion: the durations and
  * history figures go to {@code app/target/benchmarks/large-set.md}.
  */
+@E2eTest
+@Tag("slow")
 class LargeSetIT {
   static final int REPLICAS = Integer.getInteger("ordinal.large.replicas", 1000);
   static final String POLICY = System.getProperty("ordinal.large.policy", "Parallel");
@@ -26,11 +28,10 @@ class LargeSetIT {
   static final Duration TIMEOUT = Duration.ofMinutes(20);
 
   @Test
-  void thousandReplicasScaleAndRollOutWithEveryRunUnderTenThousandEvents() throws Exception {
+  void thousandReplicasScaleAndRollOutWithEveryRunUnderTenThousandEvents(@Namespace String ns) throws Exception {
     try (OrdinalService service = new OrdinalService("large")) {
       service.start();
       Api api = service.api();
-      String ns = "large";
       ObjectNode set = Manifests.web("web", REPLICAS, 0, Map.of());
       ((ObjectNode) set.get("spec")).put("podManagementPolicy", POLICY);
       ((ObjectNode) set.at("/spec")).putObject("updateStrategy").put("type", "RollingUpdate")
@@ -38,15 +39,13 @@ class LargeSetIT {
               ? io.ordinal.store.KubeJson.JSON.getNodeFactory().numberNode(Integer.parseInt(MAX_UNAVAILABLE))
               : io.ordinal.store.KubeJson.JSON.getNodeFactory().textNode(MAX_UNAVAILABLE));
       Instant start = Instant.now();
-      assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", Manifests.json(set)).code());
+      api.createSet(ns, set);
       String first = api.awaitConverged(ns, "web", REPLICAS, TIMEOUT).at("/status/currentRevision").asText();
       Duration scale = Duration.between(start, Instant.now());
 
       start = Instant.now();
-      Api.Reply patched = api.patch(Api.SETS.formatted(ns) + "/web", "application/json-patch+json",
-          "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]");
-      assertEquals(200, patched.code(), patched.body());
-      api.await(Api.SETS.formatted(ns) + "/web/status", TIMEOUT, r -> {
+      api.setImage(ns, "web", "k8s.gcr.io/nginx-slim:0.9");
+      api.await(Paths.set(ns, "web") + "/status", TIMEOUT, r -> {
         var s = r.json().path("status");
         return !s.path("currentRevision").asText().equals(first) && s.path("updatedReplicas").asInt() == REPLICAS
             && s.path("availableReplicas").asInt() == REPLICAS;

@@ -18,123 +18,85 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The local driver with real processes: readiness, restarts, probes, storage, network identity, termination. */
+@E2eTest
 class LocalDriverIT {
   static final Duration TIMEOUT = Duration.ofSeconds(90);
   static Api api;
-  static Path dataDir;
-
-  @BeforeAll
-  static void service() throws Exception {
-    api = OrdinalService.shared().api();
-    dataDir = OrdinalService.shared().dataDir;
-  }
-
-  /** The python HTTP server set of src/test/resources/manifests/http-local.yaml, renamed. */
-  static ObjectNode httpSet(String name, int replicas) throws Exception {
-    ObjectNode set = (ObjectNode) KubeJson.YAML.readTree(LocalDriverIT.class.getResourceAsStream("/manifests/http-local.yaml"));
-    ((ObjectNode) set.get("metadata")).put("name", name);
-    ((ObjectNode) set.get("spec")).put("replicas", replicas).put("serviceName", name);
-    ((ObjectNode) set.at("/spec/selector/matchLabels")).put("app", name);
-    ((ObjectNode) set.at("/spec/template/metadata/labels")).put("app", name);
-    return set;
-  }
-
-  /** A one-container local set running {@code command}. */
-  static ObjectNode commandSet(String name, int replicas, String... command) {
-    ObjectNode set = Manifests.web(name, replicas, 0, java.util.Map.of());
-    ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");
-    ObjectNode container = (ObjectNode) set.at("/spec/template/spec/containers/0");
-    ArrayNode argv = container.putArray("command");
-    for (String part : command) {
-      argv.add(part);
-    }
-    container.remove("ports");
-    ((ObjectNode) set.at("/spec/template/spec")).put("terminationGracePeriodSeconds", 2);
-    return set;
-  }
+  static OrdinalService service;
 
   static String fetch(String url) throws Exception {
     return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
         HttpResponse.BodyHandlers.ofString()).body();
   }
 
-  static JsonNode pod(String ns, String name) {
-    return api.get("/api/v1/namespaces/" + ns + "/pods/" + name).json();
-  }
-
   @Test
-  void orderedStartIsGatedByHttpReadinessAndPodsShareAContainerPort() throws Exception {
-    String ns = "local-order";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(httpSet("http", 3))).code());
+  void orderedStartIsGatedByHttpReadinessAndPodsShareAContainerPort(@Namespace String ns) throws Exception {
+    api.createSet(ns, Manifests.httpSet("http", 3));
     api.awaitConverged(ns, "http", 3, TIMEOUT);
-    ScaleIT.api = api;
     for (int i = 1; i < 3; i++) {
-      long waited = ScaleIT.created(pod(ns, "http-" + i)) - ScaleIT.readySince(pod(ns, "http-" + (i - 1)));
+      long waited = Pods.created(api.pod(ns, "http-" + i)) - Pods.readySince(api.pod(ns, "http-" + (i - 1)));
       assertTrue(waited >= 0, "http-" + i + " created before http-" + (i - 1) + " was Ready");
     }
-    List<String> ips = List.of(0, 1, 2).stream().map(i -> pod(ns, "http-" + i).at("/status/podIP").asText()).toList();
+    List<String> ips = List.of(0, 1, 2).stream().map(i -> api.pod(ns, "http-" + i).at("/status/podIP").asText()).toList();
     assertEquals(3, ips.stream().distinct().count(), ips.toString());
     for (int i = 0; i < 3; i++) {
       // Each member serves its own PVC (mounted at /data) on port 8080 of its own address.
       assertEquals("http-" + i, fetch("http://" + ips.get(i) + ":8080/whoami").trim());
-      assertTrue(Files.exists(dataDir.resolve("local/volumes/" + ns + "/data-http-" + i + "/whoami")));
+      assertTrue(Files.exists(service.dataDir.resolve("local/volumes/" + ns + "/data-http-" + i + "/whoami")));
     }
-    JsonNode endpoints = api.get("/api/v1/namespaces/" + ns + "/endpoints/http").json();
+    JsonNode endpoints = api.get(Paths.core(ns, "endpoints/http")).json();
     assertEquals(ips, List.of(0, 1, 2).stream().map(i -> endpoints.at("/subsets/0/addresses/" + i + "/ip").asText()).toList());
     assertEquals("http-1", endpoints.at("/subsets/0/addresses/1/hostname").asText());
     assertEquals(8080, endpoints.at("/subsets/0/ports/0/port").asInt());
-    assertEquals(404, api.get("/api/v1/namespaces/" + ns + "/endpoints/nothing").code());
+    assertEquals(404, api.get(Paths.core(ns, "endpoints/nothing")).code());
     // Stable names resolve inside the pods through their hosts file.
-    String hosts = Files.readString(dataDir.resolve("local/hosts/" + ns + "/http-0"));
+    String hosts = Files.readString(service.dataDir.resolve("local/hosts/" + ns + "/http-0"));
     assertTrue(hosts.contains(ips.get(2) + "\thttp-2 http-2.http http-2.http." + ns + ".svc.cluster.local"), hosts);
   }
 
   @Test
-  void pvcDataAndAddressSurvivePodDeletionAndScaleDownUp() throws Exception {
-    String ns = "local-storage";
-    ObjectNode set = httpSet("keep", 2);
+  void pvcDataAndAddressSurvivePodDeletionAndScaleDownUp(@Namespace String ns) throws Exception {
+    ObjectNode set = Manifests.httpSet("keep", 2);
     ((ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2, KubeJson.JSON.getNodeFactory().textNode(
         "echo $(POD_NAME) > /data/whoami; echo start >> /data/starts; cd /data && exec python3 -m http.server 8080 --bind $(POD_IP)"));
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.createSet(ns, set);
     api.awaitConverged(ns, "keep", 2, TIMEOUT);
-    String ip1 = pod(ns, "keep-1").at("/status/podIP").asText();
-    String uid1 = pod(ns, "keep-1").at("/metadata/uid").asText();
+    String ip1 = api.pod(ns, "keep-1").at("/status/podIP").asText();
+    String uid1 = api.pod(ns, "keep-1").at("/metadata/uid").asText();
 
-    assertEquals(200, api.delete("/api/v1/namespaces/" + ns + "/pods/keep-1").code());
-    api.await("/api/v1/namespaces/" + ns + "/pods/keep-1", TIMEOUT,
+    assertEquals(200, api.delete(Paths.pod(ns, "keep-1")).code());
+    api.await(Paths.pod(ns, "keep-1"), TIMEOUT,
         r -> r.code() == 200 && !r.json().at("/metadata/uid").asText().equals(uid1) && r.json().at("/status/containerStatuses/0/ready").asBoolean());
-    assertEquals(ip1, pod(ns, "keep-1").at("/status/podIP").asText());
+    assertEquals(ip1, api.pod(ns, "keep-1").at("/status/podIP").asText());
     assertEquals("start\nstart\n", fetch("http://" + ip1 + ":8080/starts"));
 
-    api.patch(Api.SETS.formatted(ns) + "/keep", "application/merge-patch+json", "{\"spec\":{\"replicas\":1}}");
+    api.patchSet(ns, "keep", "{\"spec\":{\"replicas\":1}}");
     api.awaitConverged(ns, "keep", 1, TIMEOUT);
-    api.patch(Api.SETS.formatted(ns) + "/keep", "application/merge-patch+json", "{\"spec\":{\"replicas\":2}}");
+    api.patchSet(ns, "keep", "{\"spec\":{\"replicas\":2}}");
     api.awaitConverged(ns, "keep", 2, TIMEOUT);
-    assertEquals(ip1, pod(ns, "keep-1").at("/status/podIP").asText());
+    assertEquals(ip1, api.pod(ns, "keep-1").at("/status/podIP").asText());
     assertEquals("start\nstart\nstart\n", fetch("http://" + ip1 + ":8080/starts"));
   }
 
   @Test
-  void rollingUpdateReplacesProcessesHighestFirstKeepsVolumesAndUndoRecoversFromABrokenRevision() throws Exception {
-    String ns = "local-rollout";
-    ObjectNode set = httpSet("roll", 3);
+  void rollingUpdateReplacesProcessesHighestFirstKeepsVolumesAndUndoRecoversFromABrokenRevision(@Namespace String ns) throws Exception {
+    ObjectNode set = Manifests.httpSet("roll", 3);
     setCommand(set, "v1");
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.createSet(ns, set);
     String v1 = api.awaitConverged(ns, "roll", 3, TIMEOUT).at("/status/currentRevision").asText();
 
     setCommand(set, "v2");
-    assertEquals(200, api.put(Api.SETS.formatted(ns) + "/roll", "application/json", KubeJson.write(set)).code());
-    JsonNode rolled = api.await(Api.SETS.formatted(ns) + "/roll/rollout/status", TIMEOUT,
+    assertEquals(200, api.put(Paths.set(ns, "roll"), "application/json", KubeJson.write(set)).code());
+    JsonNode rolled = api.await(Paths.set(ns, "roll") + "/rollout/status", TIMEOUT,
         r -> r.json().path("phase").asText().equals("Complete") && !r.json().path("currentRevision").asText().equals(v1));
     String v2 = rolled.path("currentRevision").asText();
     assertEquals(List.of("-roll-2", "+roll-2", "-roll-1", "+roll-1", "-roll-0", "+roll-0"),
         api.podOperations(ns).subList(3, 9));
     for (int i = 0; i < 3; i++) {
-      String ip = pod(ns, "roll-" + i).at("/status/podIP").asText();
+      String ip = api.pod(ns, "roll-" + i).at("/status/podIP").asText();
       assertEquals("v2", fetch("http://" + ip + ":8080/version").trim());
       assertEquals("v1\nv2\n", fetch("http://" + ip + ":8080/versions"), "the PVC outlived the v1 process");
     }
@@ -142,17 +104,17 @@ class LocalDriverIT {
     // A revision whose server never starts: the rollout gets stuck on roll-2, and undo recovers.
     ((ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2,
         KubeJson.JSON.getNodeFactory().textNode("exec sleep 100000"));
-    assertEquals(200, api.put(Api.SETS.formatted(ns) + "/roll", "application/json", KubeJson.write(set)).code());
-    api.await("/api/v1/namespaces/" + ns + "/pods/roll-2", TIMEOUT, r -> r.code() == 200
+    assertEquals(200, api.put(Paths.set(ns, "roll"), "application/json", KubeJson.write(set)).code());
+    api.await(Paths.pod(ns, "roll-2"), TIMEOUT, r -> r.code() == 200
         && !r.json().at("/metadata/labels/controller-revision-hash").asText().equals(v2)
         && r.json().at("/status/phase").asText().equals("Running"));
     Api.sleep(2_000);
-    assertEquals("v2", fetch("http://" + pod(ns, "roll-1").at("/status/podIP").asText() + ":8080/version").trim(),
+    assertEquals("v2", fetch("http://" + api.pod(ns, "roll-1").at("/status/podIP").asText() + ":8080/version").trim(),
         "roll-1 is not touched while roll-2 is not Ready");
-    assertEquals(200, api.post(Api.SETS.formatted(ns) + "/roll/rollout/undo", null, null).code());
+    assertEquals(200, api.post(Paths.set(ns, "roll") + "/rollout/undo", null, null).code());
     JsonNode back = api.awaitConverged(ns, "roll", 3, TIMEOUT);
     assertEquals(v2, back.at("/status/currentRevision").asText());
-    assertEquals("v2", fetch("http://" + pod(ns, "roll-2").at("/status/podIP").asText() + ":8080/version").trim());
+    assertEquals("v2", fetch("http://" + api.pod(ns, "roll-2").at("/status/podIP").asText() + ":8080/version").trim());
   }
 
   /** Each start records its version in the pod's volume, then serves the volume. */
@@ -163,106 +125,98 @@ class LocalDriverIT {
   }
 
   @Test
-  void crashedContainerRestartsWithBackOffAndCountsRestarts() {
-    String ns = "local-crash";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-        KubeJson.write(commandSet("crash", 1, "/bin/sh", "-c", "echo run $(POD_NAME); sleep 1; exit 3"))).code());
-    JsonNode backingOff = api.await("/api/v1/namespaces/" + ns + "/pods/crash-0", TIMEOUT,
+  void crashedContainerRestartsWithBackOffAndCountsRestarts(@Namespace String ns) {
+    api.createSet(ns, Manifests.commandSet("crash", 1, "/bin/sh", "-c", "echo run $(POD_NAME); sleep 1; exit 3"));
+    JsonNode backingOff = api.await(Paths.pod(ns, "crash-0"), TIMEOUT,
         r -> r.code() == 200 && "CrashLoopBackOff".equals(r.json().at("/status/containerStatuses/0/state/waiting/reason").asText()));
     assertEquals(3, backingOff.at("/status/containerStatuses/0/lastState/terminated/exitCode").asInt());
-    JsonNode restarted = api.await("/api/v1/namespaces/" + ns + "/pods/crash-0", TIMEOUT,
+    JsonNode restarted = api.await(Paths.pod(ns, "crash-0"), TIMEOUT,
         r -> r.code() == 200 && r.json().at("/status/containerStatuses/0/restartCount").asInt() >= 1
             && r.json().at("/status/containerStatuses/0/state/running").isObject());
     Instant finished = Instant.parse(restarted.at("/status/containerStatuses/0/lastState/terminated/finishedAt").asText());
     Instant started = Instant.parse(restarted.at("/status/containerStatuses/0/state/running/startedAt").asText());
     assertTrue(Duration.between(finished, started).toMillis() >= 9_900, "restarted after " + Duration.between(finished, started));
-    Api.Reply previous = api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?previous=true");
+    Api.Reply previous = api.get(Paths.pod(ns, "crash-0") + "/log?previous=true");
     assertEquals(200, previous.code());
     assertEquals("run crash-0\n", previous.body());
     // The restarted shell may not have printed yet: wait for this run's line.
-    String current = "/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nginx&tailLines=1";
+    String current = Paths.pod(ns, "crash-0") + "/log?container=nginx&tailLines=1";
     for (int i = 0; i < 100 && !api.get(current).body().equals("run crash-0\n"); i++) {
       Api.sleep(100);
     }
     assertEquals("run crash-0\n", api.get(current).body());
-    assertEquals(400, api.get("/api/v1/namespaces/" + ns + "/pods/crash-0/log?container=nope").code());
-    api.delete(Api.SETS.formatted(ns) + "/crash");
+    assertEquals(400, api.get(Paths.pod(ns, "crash-0") + "/log?container=nope").code());
+    api.delete(Paths.set(ns, "crash"));
   }
 
   @Test
-  void aStrayProcessOfTheContainerIsKilledBeforeItStartsAgain() throws Exception {
+  void aStrayProcessOfTheContainerIsKilledBeforeItStartsAgain(@Namespace String ns) throws Exception {
     // Regression (found by fault injection): a service killed between starting a container and
     // saving its pid left that process running, and the next run started a second one.
-    String ns = "local-stray";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-        KubeJson.write(commandSet("stray", 1, "/bin/sleep", "100000"))).code());
+    api.createSet(ns, Manifests.commandSet("stray", 1, "/bin/sleep", "100000"));
     api.awaitConverged(ns, "stray", 1, TIMEOUT);
-    long pid = Long.parseLong(pod(ns, "stray-0").at("/status/containerStatuses/0/containerID").asText().substring("process://".length()));
-    Path log = dataDir.resolve("local/pods/" + ns + "/stray-0/logs/nginx.log");
+    long pid = Long.parseLong(api.pod(ns, "stray-0").at("/status/containerStatuses/0/containerID").asText().substring("process://".length()));
+    Path log = service.dataDir.resolve("local/pods/" + ns + "/stray-0/logs/nginx.log");
     Process stray = new ProcessBuilder("/bin/sleep", "100000").redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     ProcessHandle.of(pid).orElseThrow().destroyForcibly(); // the container dies: it is restarted
     assertTrue(stray.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the stray process survived the restart");
-    api.await("/api/v1/namespaces/" + ns + "/events", TIMEOUT, r -> r.body().contains("KilledStrayProcess"));
+    api.await(Paths.core(ns, "events"), TIMEOUT, r -> r.body().contains("KilledStrayProcess"));
   }
 
   @Test
-  void failingLivenessProbeRestartsTheContainer() {
-    String ns = "local-liveness";
-    ObjectNode set = commandSet("live", 1, "/bin/sleep", "1000");
+  void failingLivenessProbeRestartsTheContainer(@Namespace String ns) {
+    ObjectNode set = Manifests.commandSet("live", 1, "/bin/sleep", "1000");
     ((ObjectNode) set.at("/spec/template/spec/containers/0")).putObject("livenessProbe")
         .put("periodSeconds", 1).put("failureThreshold", 2).put("initialDelaySeconds", 1)
         .putObject("exec").putArray("command").add("/bin/false");
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
-    api.await("/api/v1/namespaces/" + ns + "/pods/live-0", TIMEOUT,
+    api.createSet(ns, set);
+    api.await(Paths.pod(ns, "live-0"), TIMEOUT,
         r -> r.code() == 200 && r.json().at("/status/containerStatuses/0/lastState/terminated").isObject());
     assertTrue(api.events(ns).stream().anyMatch(e -> e.path("reason").asText().equals("Unhealthy")));
-    api.delete(Api.SETS.formatted(ns) + "/live");
+    api.delete(Paths.set(ns, "live"));
   }
 
   @Test
-  void failingReadinessProbeBlocksTheNextOrdinal() {
-    String ns = "local-unready";
-    ObjectNode set = commandSet("never", 2, "/bin/sleep", "1000");
+  void failingReadinessProbeBlocksTheNextOrdinal(@Namespace String ns) {
+    ObjectNode set = Manifests.commandSet("never", 2, "/bin/sleep", "1000");
     ((ObjectNode) set.at("/spec/template/spec/containers/0")).putObject("readinessProbe")
         .put("periodSeconds", 1).putObject("tcpSocket").put("port", 9);
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
-    api.await("/api/v1/namespaces/" + ns + "/pods/never-0", TIMEOUT,
+    api.createSet(ns, set);
+    api.await(Paths.pod(ns, "never-0"), TIMEOUT,
         r -> r.code() == 200 && r.json().at("/status/phase").asText().equals("Running"));
     Api.sleep(4_000);
-    JsonNode first = pod(ns, "never-0");
+    JsonNode first = api.pod(ns, "never-0");
     assertFalse(first.at("/status/containerStatuses/0/ready").asBoolean());
-    assertEquals(404, api.get("/api/v1/namespaces/" + ns + "/pods/never-1").code());
-    api.delete(Api.SETS.formatted(ns) + "/never");
+    assertEquals(404, api.get(Paths.pod(ns, "never-1")).code());
+    api.delete(Paths.set(ns, "never"));
   }
 
   @Test
-  void terminationRunsPreStopThenSigtermAndKillsAfterTheGracePeriod() throws Exception {
-    String ns = "local-term";
+  void terminationRunsPreStopThenSigtermAndKillsAfterTheGracePeriod(@Namespace String ns) throws Exception {
     // The container logs SIGTERM but does not exit: it must be killed when the 2 s grace period ends.
-    ObjectNode set = commandSet("term", 1, "/bin/sh", "-c",
+    ObjectNode set = Manifests.commandSet("term", 1, "/bin/sh", "-c",
         "trap 'echo TERM >> /data/trace' TERM; while true; do sleep 0.1; done");
     ObjectNode container = (ObjectNode) set.at("/spec/template/spec/containers/0");
     container.putArray("volumeMounts").addObject().put("name", "www").put("mountPath", "/data");
     container.putObject("lifecycle").putObject("preStop").putObject("exec").putArray("command")
         .add("/bin/sh").add("-c").add("echo preStop >> /data/trace");
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.createSet(ns, set);
     api.awaitConverged(ns, "term", 1, TIMEOUT);
     Instant deleted = Instant.now();
-    assertEquals(200, api.delete("/api/v1/namespaces/" + ns + "/pods/term-0").code());
-    api.await("/api/v1/namespaces/" + ns + "/events", TIMEOUT, r -> r.body().contains("did not stop within the grace period"));
+    assertEquals(200, api.delete(Paths.pod(ns, "term-0")).code());
+    api.await(Paths.core(ns, "events"), TIMEOUT, r -> r.body().contains("did not stop within the grace period"));
     assertTrue(Duration.between(deleted, Instant.now()).toMillis() >= 2_000);
-    assertEquals("preStop\nTERM\n", Files.readString(dataDir.resolve("local/volumes/" + ns + "/www-term-0/trace")));
-    api.delete(Api.SETS.formatted(ns) + "/term");
+    assertEquals("preStop\nTERM\n", Files.readString(service.dataDir.resolve("local/volumes/" + ns + "/www-term-0/trace")));
+    api.delete(Paths.set(ns, "term"));
   }
 
   @Test
-  void followStreamsTheLogAsItIsWritten() throws Exception {
-    String ns = "local-follow";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(commandSet("tick", 1,
-        "/bin/sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done"))).code());
+  void followStreamsTheLogAsItIsWritten(@Namespace String ns) throws Exception {
+    api.createSet(ns, Manifests.commandSet("tick", 1,
+        "/bin/sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done"));
     api.awaitConverged(ns, "tick", 1, TIMEOUT);
     var response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-            "http://127.0.0.1:" + OrdinalService.shared().httpPort + "/api/v1/namespaces/" + ns + "/pods/tick-0/log?follow=true&tailLines=1"))
+            "http://127.0.0.1:" + service.httpPort + Paths.pod(ns, "tick-0") + "/log?follow=true&tailLines=1"))
         .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofLines());
     assertEquals(200, response.statusCode());
     try (var lines = response.body()) {
@@ -271,18 +225,17 @@ class LocalDriverIT {
         assertEquals(ticks.get(i - 1) + 1, ticks.get(i), ticks.toString()); // consecutive: streamed, not re-read
       }
     }
-    api.delete(Api.SETS.formatted(ns) + "/tick");
+    api.delete(Paths.set(ns, "tick"));
   }
 
   @Test
-  void memoryAndCpuLimitsAreEnforcedWithCgroups() throws Exception {
-    String ns = "local-limits";
-    ObjectNode set = commandSet("hog", 1, "/usr/bin/python3", "-c",
+  void memoryAndCpuLimitsAreEnforcedWithCgroups(@Namespace String ns) throws Exception {
+    ObjectNode set = Manifests.commandSet("hog", 1, "/usr/bin/python3", "-c",
         "import time; time.sleep(0.5); a = bytearray(400 * 1024 * 1024); time.sleep(1000)");
     ((ObjectNode) set.at("/spec/template/spec/containers/0")).putObject("resources").putObject("limits")
         .put("memory", "64Mi").put("cpu", "500m");
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
-    JsonNode killed = api.await("/api/v1/namespaces/" + ns + "/pods/hog-0", TIMEOUT,
+    api.createSet(ns, set);
+    JsonNode killed = api.await(Paths.pod(ns, "hog-0"), TIMEOUT,
         r -> r.code() == 200 && r.json().at("/status/containerStatuses/0/lastState/terminated").isObject());
     assertEquals("OOMKilled", killed.at("/status/containerStatuses/0/lastState/terminated/reason").asText());
     assertEquals(137, killed.at("/status/containerStatuses/0/lastState/terminated/exitCode").asInt());
@@ -293,13 +246,12 @@ class LocalDriverIT {
         assertEquals("50000", Files.readString(group.resolve("cpu.cfs_quota_us")).trim());
       }
     }
-    api.delete(Api.SETS.formatted(ns) + "/hog");
+    api.delete(Paths.set(ns, "hog"));
   }
 
   @Test
-  void initContainersRunInOrderBeforeTheAppAndAStartupProbeGatesReadiness() throws Exception {
-    String ns = "local-init";
-    ObjectNode set = commandSet("init", 1, "/bin/sh", "-c",
+  void initContainersRunInOrderBeforeTheAppAndAStartupProbeGatesReadiness(@Namespace String ns) throws Exception {
+    ObjectNode set = Manifests.commandSet("init", 1, "/bin/sh", "-c",
         "cat /work/steps > /work/seen-by-app; sleep 1; touch /work/started; exec sleep 1000");
     ObjectNode spec = (ObjectNode) set.at("/spec/template/spec");
     ObjectNode app = (ObjectNode) spec.at("/containers/0");
@@ -312,23 +264,22 @@ class LocalDriverIT {
       init.putArray("command").add("/bin/sh").add("-c").add("sleep 0.3; echo " + step + " >> /work/steps");
       init.putArray("volumeMounts").addObject().put("name", "www").put("mountPath", "/work");
     }
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.createSet(ns, set);
     JsonNode ready = api.awaitConverged(ns, "init", 1, TIMEOUT);
     assertEquals(1, ready.at("/status/readyReplicas").asInt());
-    Path volume = dataDir.resolve("local/volumes/" + ns + "/www-init-0");
+    Path volume = service.dataDir.resolve("local/volumes/" + ns + "/www-init-0");
     assertEquals("first\nsecond\n", Files.readString(volume.resolve("seen-by-app")));
-    JsonNode pod = pod(ns, "init-0");
-    long readyAfter = ScaleIT.readySince(pod)
-        - Instant.parse(pod.at("/status/containerStatuses/0/state/running/startedAt").asText()).toEpochMilli();
+    JsonNode pod = api.pod(ns, "init-0");
+    long readyAfter = Pods.readySince(pod) - Pods.started(pod);
     assertTrue(readyAfter >= 1_000, "Ready " + readyAfter + " ms after start, before the startup probe could pass");
-    api.delete(Api.SETS.formatted(ns) + "/init");
+    api.delete(Paths.set(ns, "init"));
   }
 
   @Test
-  void podsAreRejectedWithoutACommand() {
+  void podsAreRejectedWithoutACommand(@Namespace String ns) {
     ObjectNode set = Manifests.web("nocmd", 1, 0, java.util.Map.of());
     ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");
-    Api.Reply reply = api.post(Api.SETS.formatted("local-nocmd"), "application/json", KubeJson.write(set));
+    Api.Reply reply = api.post(Paths.sets(ns), "application/json", KubeJson.write(set));
     assertEquals(422, reply.code());
     assertEquals("spec.template.spec.containers[0].command", reply.json().at("/details/causes/0/field").asText());
     assertNotEquals("", reply.json().at("/details/causes/0/message").asText());

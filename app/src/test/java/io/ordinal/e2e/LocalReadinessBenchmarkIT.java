@@ -1,18 +1,15 @@
 package io.ordinal.e2e;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,14 +18,11 @@ import org.junit.jupiter.api.Test;
  * listens within ~0.1 s, so the figure is mostly the probe schedule. Writes
  * {@code app/target/benchmarks/local-readiness.md}.
  */
+@E2eTest
+@Tag("slow")
 class LocalReadinessBenchmarkIT {
   static final int PODS = 5;
   static Api api;
-
-  @BeforeAll
-  static void service() throws Exception {
-    api = OrdinalService.shared().api();
-  }
 
   @Test
   void processStartToReady() throws Exception {
@@ -49,21 +43,20 @@ class LocalReadinessBenchmarkIT {
   }
 
   private List<Long> measure(String ns, int period) throws Exception {
-    ObjectNode set = LocalDriverIT.httpSet("bench", PODS);
+    ObjectNode set = Manifests.httpSet("bench", PODS);
     ((ObjectNode) set.at("/spec/template/spec/containers/0/readinessProbe")).put("periodSeconds", period);
     // As the manifest, without its 1 s head start: the server listens as soon as python is up.
     ((com.fasterxml.jackson.databind.node.ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2,
         KubeJson.JSON.getNodeFactory().textNode("echo $(POD_NAME) > /data/whoami; cd /data && exec python3 -m http.server 8080 --bind $(POD_IP)"));
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", KubeJson.write(set)).code());
+    api.createSet(ns, set);
     api.awaitConverged(ns, "bench", PODS, Duration.ofSeconds(120));
     List<Long> samples = new ArrayList<>();
     for (int i = 0; i < PODS; i++) {
-      JsonNode pod = api.get("/api/v1/namespaces/" + ns + "/pods/bench-" + i).json();
-      Instant started = Instant.parse(pod.at("/status/containerStatuses/0/state/running/startedAt").asText());
-      samples.add(ScaleIT.readySince(pod) - started.toEpochMilli());
+      JsonNode pod = api.pod(ns, "bench-" + i);
+      samples.add(Pods.readySince(pod) - Pods.started(pod));
     }
-    api.delete(Api.SETS.formatted(ns) + "/bench");
-    api.await(Api.SETS.formatted(ns) + "/bench", Duration.ofSeconds(60), r -> r.code() == 404);
+    api.delete(Paths.set(ns, "bench"));
+    api.await(Paths.set(ns, "bench"), Duration.ofSeconds(60), r -> r.code() == 404);
     return samples;
   }
 

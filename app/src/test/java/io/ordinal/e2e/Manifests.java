@@ -8,7 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
-/** Test manifests, derived from the documentation example in deploy/examples/web.yaml. */
+/** Test manifests, derived from the documentation example in deploy/examples/web.yaml or a test resource. */
 final class Manifests {
   private Manifests() {}
 
@@ -33,6 +33,30 @@ final class Manifests {
     ObjectNode container = (ObjectNode) spec.at("/template/spec/containers/0");
     ArrayNode env = container.putArray("env");
     simEnv.forEach((key, value) -> env.addObject().put("name", key).put("value", value));
+    return set;
+  }
+
+  /** The python HTTP server set of src/test/resources/manifests/http-local.yaml, renamed. */
+  static ObjectNode httpSet(String name, int replicas) throws IOException {
+    ObjectNode set = (ObjectNode) KubeJson.YAML.readTree(Manifests.class.getResourceAsStream("/manifests/http-local.yaml"));
+    ((ObjectNode) set.get("metadata")).put("name", name);
+    ((ObjectNode) set.get("spec")).put("replicas", replicas).put("serviceName", name);
+    ((ObjectNode) set.at("/spec/selector/matchLabels")).put("app", name);
+    ((ObjectNode) set.at("/spec/template/metadata/labels")).put("app", name);
+    return set;
+  }
+
+  /** A one-container local set running {@code command}. */
+  static ObjectNode commandSet(String name, int replicas, String... command) {
+    ObjectNode set = web(name, replicas, 0, Map.of());
+    ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");
+    ObjectNode container = (ObjectNode) set.at("/spec/template/spec/containers/0");
+    ArrayNode argv = container.putArray("command");
+    for (String part : command) {
+      argv.add(part);
+    }
+    container.remove("ports");
+    ((ObjectNode) set.at("/spec/template/spec")).put("terminationGracePeriodSeconds", 2);
     return set;
   }
 

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The packaged service as a real process (java -jar), with its own data dir and ports, the real
@@ -214,9 +215,20 @@ final class OrdinalService implements AutoCloseable {
     }
   }
 
+  /**
+   * A free port below Linux's ephemeral range (32768 and up): the Temporal dev server binds random
+   * ephemeral ports of its own (HTTP API, metrics) after this port is chosen and before the service
+   * binds it, and once took it (ApiFuzzIT: "Port already in use").
+   */
   static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
+    for (int attempt = 0; attempt < 1_000; attempt++) {
+      int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+      try (ServerSocket socket = new ServerSocket(port)) {
+        return socket.getLocalPort();
+      } catch (IOException taken) {
+        // try another
+      }
     }
+    throw new IOException("no free port in 20000-32000");
   }
 }

@@ -1,7 +1,5 @@
 package io.ordinal.e2e;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,14 +17,11 @@ import org.junit.jupiter.api.Test;
  * (minReadySeconds 0) and the durable-timer path (minReadySeconds 1). Writes
  * {@code app/target/benchmarks/readiness-latency.md}.
  */
+@E2eTest
+@Tag("slow")
 class ReadinessLatencyBenchmarkIT {
   static final int PODS = Integer.getInteger("ordinal.bench.pods", 12);
   static Api api;
-
-  @BeforeAll
-  static void service() throws Exception {
-    api = OrdinalService.shared().api();
-  }
 
   @Test
   void readinessToNextStepLatency() throws Exception {
@@ -49,16 +44,15 @@ class ReadinessLatencyBenchmarkIT {
   }
 
   private List<Long> measure(String ns, int minReadySeconds) {
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", Manifests.json(
-        Manifests.web("web", PODS, minReadySeconds, Map.of("SIM_READY_DELAY_MS", "300")))).code());
+    api.createSet(ns, Manifests.web("web", PODS, minReadySeconds, Map.of("SIM_READY_DELAY_MS", "300")));
     api.awaitConverged(ns, "web", PODS, java.time.Duration.ofSeconds(120));
     List<Long> samples = new ArrayList<>();
     for (int i = 1; i < PODS; i++) {
-      JsonNode previous = api.get("/api/v1/namespaces/" + ns + "/pods/web-" + (i - 1)).json();
-      JsonNode pod = api.get("/api/v1/namespaces/" + ns + "/pods/web-" + i).json();
-      samples.add(ScaleIT.created(pod) - (ScaleIT.readySince(previous) + minReadySeconds * 1000L));
+      JsonNode previous = api.pod(ns, "web-" + (i - 1));
+      JsonNode pod = api.pod(ns, "web-" + i);
+      samples.add(Pods.created(pod) - (Pods.readySince(previous) + minReadySeconds * 1000L));
     }
-    api.delete(Api.SETS.formatted(ns) + "/web");
+    api.delete(Paths.set(ns, "web"));
     return samples;
   }
 

@@ -3,14 +3,12 @@ package io.ordinal.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,20 +16,16 @@ import org.junit.jupiter.api.Test;
  * Data written to the primary reaches the replicas; a deleted member comes back with the same
  * name, address and data, and rejoins.
  */
+@E2eTest
 class RedisExampleIT {
   static final Duration TIMEOUT = Duration.ofSeconds(90);
   static final String NS = "redis-example";
   static Api api;
 
-  @BeforeAll
-  static void service() throws Exception {
-    api = OrdinalService.shared().api();
-  }
-
   @Test
   void membersKeepIdentityAndDataThroughDeletionAndRejoin() throws Exception {
     String manifest = Files.readString(Path.of("..", "deploy", "examples", "redis.yaml"));
-    Api.Reply created = api.post(Api.SETS.formatted(NS), "application/yaml", manifest);
+    Api.Reply created = api.post(Paths.sets(NS), "application/yaml", manifest);
     assertEquals(201, created.code(), created.body());
     api.awaitConverged(NS, "redis", 3, TIMEOUT);
 
@@ -41,7 +35,7 @@ class RedisExampleIT {
 
     // A replica goes away and comes back as itself, with its data, and follows the primary again.
     String replicaIp = ip(1);
-    assertEquals(200, api.delete("/api/v1/namespaces/" + NS + "/pods/redis-1").code());
+    assertEquals(200, api.delete(Paths.pod(NS, "redis-1")).code());
     awaitRecreated("redis-1");
     assertEquals(replicaIp, ip(1));
     awaitValue(1, "greeting", "hello");
@@ -53,20 +47,20 @@ class RedisExampleIT {
 
     // The primary goes away: its append-only file on its PVC brings the data back, replicas rejoin.
     assertEquals("OK", redis(0, "set", "after", "replica-restart"));
-    assertEquals(200, api.delete("/api/v1/namespaces/" + NS + "/pods/redis-0").code());
+    assertEquals(200, api.delete(Paths.pod(NS, "redis-0")).code());
     awaitRecreated("redis-0");
     awaitValue(0, "after", "replica-restart");
     assertEquals("OK", redis(0, "set", "after-primary-restart", "yes"));
     awaitValue(2, "after-primary-restart", "yes");
-    api.delete(Api.SETS.formatted(NS) + "/redis");
+    api.delete(Paths.set(NS, "redis"));
   }
 
   static String ip(int ordinal) {
-    return api.get("/api/v1/namespaces/" + NS + "/pods/redis-" + ordinal).json().at("/status/podIP").asText();
+    return api.pod(NS, "redis-" + ordinal).at("/status/podIP").asText();
   }
 
   static void awaitRecreated(String pod) {
-    api.await("/api/v1/namespaces/" + NS + "/pods/" + pod, TIMEOUT, r -> r.code() == 200
+    api.await(Paths.pod(NS, pod), TIMEOUT, r -> r.code() == 200
         && r.json().at("/metadata/deletionTimestamp").isMissingNode()
         && r.json().at("/status/containerStatuses/0/ready").asBoolean());
   }

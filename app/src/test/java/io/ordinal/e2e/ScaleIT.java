@@ -11,37 +11,31 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Ordered scaling, recovery and deletion, end to end over HTTP against the real service. */
+@E2eTest
 class ScaleIT {
   static final Duration TIMEOUT = Duration.ofSeconds(90);
   static Api api;
 
-  @BeforeAll
-  static void service() throws Exception {
-    api = OrdinalService.shared().api();
-  }
-
   @Test
-  void seedExampleScalesZeroThreeFiveOneZeroInTheDocumentedOrder() {
-    String ns = "seed";
+  void seedExampleScalesZeroThreeFiveOneZeroInTheDocumentedOrder(@Namespace String ns) {
     // The documentation's manifest with the sim annotation; minReadySeconds 10 -> 1 keeps the suite
     // short (the 10 s durable timer itself is covered by the time-skipped workflow test).
     ObjectNode web = Manifests.web();
     ((ObjectNode) web.get("spec")).put("replicas", 0).put("minReadySeconds", 1);
     ((ObjectNode) web.at("/spec/template/spec/containers/0")).putArray("env")
         .addObject().put("name", "SIM_TERMINATION_DELAY_MS").put("value", "300");
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", Manifests.json(web)).code());
-    String set = Api.SETS.formatted(ns) + "/web";
+    api.createSet(ns, web);
+    String set = Paths.set(ns, "web");
 
     assertEquals(200, api.put(set + "/scale", "application/json",
         "{\"apiVersion\":\"autoscaling/v1\",\"kind\":\"Scale\",\"metadata\":{\"name\":\"web\"},\"spec\":{\"replicas\":3}}").code());
     api.awaitConverged(ns, "web", 3, TIMEOUT);
     assertOrderedCreation(ns, 0, 3, 1000);
 
-    assertEquals(200, api.patch(set, "application/merge-patch+json", "{\"spec\":{\"replicas\":5}}").code());
+    api.patchSet(ns, "web", "{\"spec\":{\"replicas\":5}}");
     api.awaitConverged(ns, "web", 5, TIMEOUT);
     assertOrderedCreation(ns, 2, 5, 1000);
 
@@ -62,34 +56,31 @@ class ScaleIT {
         .filter(e -> e.path("message").asText().startsWith("create Pod")).map(ScaleIT::podOf).toList();
     assertEquals(List.of("web-0", "web-1", "web-2", "web-3", "web-4"), creations);
     // Scale-down keeps the claims.
-    JsonNode claims = api.get("/api/v1/namespaces/" + ns + "/persistentvolumeclaims").json().path("items");
+    JsonNode claims = api.get(Paths.core(ns, "persistentvolumeclaims")).json().path("items");
     assertEquals(List.of("www-web-0", "www-web-1", "www-web-2", "www-web-3", "www-web-4"),
         IntStream.range(0, claims.size()).mapToObj(i -> claims.get(i).at("/metadata/name").asText()).sorted().toList());
   }
 
   @Test
-  void parallelCreatesEveryPodWithoutWaitingForReadiness() {
-    String ns = "parallel";
+  void parallelCreatesEveryPodWithoutWaitingForReadiness(@Namespace String ns) {
     ObjectNode set = Manifests.web("db", 4, 0, Map.of("SIM_READY_DELAY_MS", "2000"));
     ((ObjectNode) set.get("spec")).put("podManagementPolicy", "Parallel");
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json", Manifests.json(set)).code());
+    api.createSet(ns, set);
     api.awaitConverged(ns, "db", 4, TIMEOUT);
     List<JsonNode> pods = api.pods(ns, "app=db");
-    long firstReady = pods.stream().mapToLong(p -> readySince(p)).min().orElseThrow();
+    long firstReady = pods.stream().mapToLong(Pods::readySince).min().orElseThrow();
     for (JsonNode pod : pods) {
-      assertTrue(created(pod) < firstReady, pod.at("/metadata/name") + " waited for a predecessor");
+      assertTrue(Pods.created(pod) < firstReady, pod.at("/metadata/name") + " waited for a predecessor");
     }
   }
 
   @Test
-  void deletedPodComesBackWithTheSameIdentityAndClaim() {
-    String ns = "recreate";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-        Manifests.json(Manifests.web("web", 3, 0, Map.of()))).code());
+  void deletedPodComesBackWithTheSameIdentityAndClaim(@Namespace String ns) {
+    api.createSet(ns, Manifests.web("web", 3, 0, Map.of()));
     api.awaitConverged(ns, "web", 3, TIMEOUT);
-    JsonNode before = api.get("/api/v1/namespaces/" + ns + "/pods/web-1").json();
-    assertEquals(200, api.delete("/api/v1/namespaces/" + ns + "/pods/web-1").code());
-    JsonNode after = api.await("/api/v1/namespaces/" + ns + "/pods/web-1", TIMEOUT, r -> r.code() == 200
+    JsonNode before = api.pod(ns, "web-1");
+    assertEquals(200, api.delete(Paths.pod(ns, "web-1")).code());
+    JsonNode after = api.await(Paths.pod(ns, "web-1"), TIMEOUT, r -> r.code() == 200
         && !r.json().at("/metadata/uid").equals(before.at("/metadata/uid"))
         && r.json().at("/status/phase").asText().equals("Running"));
     assertEquals("web-1", after.at("/spec/hostname").asText());
@@ -100,29 +91,24 @@ class ScaleIT {
   }
 
   @Test
-  void failedPodIsRecreatedUnderTheSameName() {
-    String ns = "failing";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-        Manifests.json(Manifests.web("web", 1, 0, Map.of("SIM_CRASH_AFTER_MS", "1500")))).code());
-    String firstUid = api.await("/api/v1/namespaces/" + ns + "/pods/web-0", TIMEOUT, r -> r.code() == 200)
+  void failedPodIsRecreatedUnderTheSameName(@Namespace String ns) {
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of("SIM_CRASH_AFTER_MS", "1500")));
+    String firstUid = api.await(Paths.pod(ns, "web-0"), TIMEOUT, r -> r.code() == 200)
         .at("/metadata/uid").asText();
-    api.await("/api/v1/namespaces/" + ns + "/events", TIMEOUT,
+    api.await(Paths.core(ns, "events"), TIMEOUT,
         r -> r.body().contains("RecreatingFailedPod"));
-    JsonNode again = api.await("/api/v1/namespaces/" + ns + "/pods/web-0", TIMEOUT,
+    JsonNode again = api.await(Paths.pod(ns, "web-0"), TIMEOUT,
         r -> r.code() == 200 && !r.json().at("/metadata/uid").asText().equals(firstUid));
     assertNotEquals(firstUid, again.at("/metadata/uid").asText());
-    api.delete(Api.SETS.formatted(ns) + "/web");
+    api.delete(Paths.set(ns, "web"));
   }
 
   @Test
-  void newSpecMidScaleTakesOverWithoutWaitingForTheOldTarget() {
-    String ns = "takeover";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-        Manifests.json(Manifests.web("web", 6, 0, Map.of("SIM_READY_DELAY_MS", "1500")))).code());
-    api.await("/api/v1/namespaces/" + ns + "/pods/web-1", TIMEOUT, r -> r.code() == 200);
+  void newSpecMidScaleTakesOverWithoutWaitingForTheOldTarget(@Namespace String ns) {
+    api.createSet(ns, Manifests.web("web", 6, 0, Map.of("SIM_READY_DELAY_MS", "1500")));
+    api.await(Paths.pod(ns, "web-1"), TIMEOUT, r -> r.code() == 200);
     Instant changed = Instant.now();
-    assertEquals(200, api.patch(Api.SETS.formatted(ns) + "/web", "application/merge-patch+json",
-        "{\"spec\":{\"replicas\":2}}").code());
+    api.patchSet(ns, "web", "{\"spec\":{\"replicas\":2}}");
     api.awaitConverged(ns, "web", 2, TIMEOUT);
     // Reaching 6 would have taken 4 more pods x 1.5 s; the new target took over at once.
     assertTrue(Duration.between(changed, Instant.now()).toMillis() < 5_000);
@@ -131,28 +117,23 @@ class ScaleIT {
   }
 
   @Test
-  void deletingTheSetRemovesPodsHighestFirstAndKeepsClaims() {
-    String ns = "teardown";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-        Manifests.json(Manifests.web("web", 3, 0, Map.of("SIM_TERMINATION_DELAY_MS", "200")))).code());
+  void deletingTheSetRemovesPodsHighestFirstAndKeepsClaims(@Namespace String ns) {
+    api.createSet(ns, Manifests.web("web", 3, 0, Map.of("SIM_TERMINATION_DELAY_MS", "200")));
     api.awaitConverged(ns, "web", 3, TIMEOUT);
-    JsonNode deleting = api.delete(Api.SETS.formatted(ns) + "/web").json();
+    JsonNode deleting = api.delete(Paths.set(ns, "web")).json();
     assertTrue(deleting.at("/metadata/deletionTimestamp").isTextual());
-    api.await(Api.SETS.formatted(ns) + "/web", TIMEOUT, r -> r.code() == 404);
+    api.await(Paths.set(ns, "web"), TIMEOUT, r -> r.code() == 404);
     assertEquals(0, api.pods(ns, "app=web").size());
     assertEquals(List.of("web-2", "web-1", "web-0"), events(ns, "SuccessfulDelete").stream().map(ScaleIT::podOf).toList());
-    assertEquals(3, api.get("/api/v1/namespaces/" + ns + "/persistentvolumeclaims").json().path("items").size());
+    assertEquals(3, api.get(Paths.core(ns, "persistentvolumeclaims")).json().path("items").size());
     // The name is free again.
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-        Manifests.json(Manifests.web("web", 1, 0, Map.of()))).code());
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
     api.awaitConverged(ns, "web", 1, TIMEOUT);
   }
 
   @Test
-  void operationsAreFindableInTemporalBySearchAttributes() throws Exception {
-    String ns = "findable";
-    assertEquals(201, api.post(Api.SETS.formatted(ns), "application/json",
-        Manifests.json(Manifests.web("web", 1, 0, Map.of()))).code());
+  void operationsAreFindableInTemporalBySearchAttributes(@Namespace String ns) throws Exception {
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
     api.awaitConverged(ns, "web", 1, TIMEOUT);
     OrdinalService.shared().withTemporal(client -> {
       String revision = api.set(ns, "web").at("/status/updateRevision").asText();
@@ -163,9 +144,9 @@ class ScaleIT {
             .map(e -> e.getExecution().getWorkflowId()).sorted().toList();
         Api.sleep(200);
       }
-      assertEquals(List.of("statefulset/findable/web", "statefulset/findable/web/scale-1"), ids);
+      assertEquals(List.of("statefulset/" + ns + "/web", "statefulset/" + ns + "/web/scale-1"), ids);
       assertEquals(1, client.listExecutions("OrdinalOperation = 'scale' AND OrdinalRevision = '" + revision + "'")
-          .filter(e -> e.getExecution().getWorkflowId().startsWith("statefulset/findable/")).count());
+          .filter(e -> e.getExecution().getWorkflowId().startsWith("statefulset/" + ns + "/")).count());
       return null;
     });
   }
@@ -173,9 +154,9 @@ class ScaleIT {
   /** Pods {@code from..to-1} were created in order, each after its predecessor was Ready for minReady. */
   static void assertOrderedCreation(String ns, int from, int to, long minReadyMillis) {
     for (int i = Math.max(1, from); i < to; i++) {
-      JsonNode previous = api.get("/api/v1/namespaces/" + ns + "/pods/web-" + (i - 1)).json();
-      JsonNode pod = api.get("/api/v1/namespaces/" + ns + "/pods/web-" + i).json();
-      long waited = created(pod) - readySince(previous);
+      JsonNode previous = api.pod(ns, "web-" + (i - 1));
+      JsonNode pod = api.pod(ns, "web-" + i);
+      long waited = Pods.created(pod) - Pods.readySince(previous);
       assertTrue(waited >= minReadyMillis, "web-" + i + " created " + waited + " ms after web-" + (i - 1) + " was Ready");
     }
   }
@@ -187,19 +168,6 @@ class ScaleIT {
   static String podOf(JsonNode event) {
     String message = event.path("message").asText();
     return message.split(" ")[2];
-  }
-
-  static long created(JsonNode pod) {
-    return Instant.parse(pod.at("/metadata/creationTimestamp").asText()).toEpochMilli();
-  }
-
-  static long readySince(JsonNode pod) {
-    for (JsonNode condition : pod.at("/status/conditions")) {
-      if (condition.path("type").asText().equals("Ready") && condition.path("status").asText().equals("True")) {
-        return Instant.parse(condition.path("lastTransitionTime").asText()).toEpochMilli();
-      }
-    }
-    throw new AssertionError(pod.at("/metadata/name") + " is not Ready");
   }
 
   static long millis(JsonNode node, String field) {
