@@ -23,6 +23,8 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
 
   private boolean specChanged;
   private boolean podsChanged;
+  /** What the last signal announced, for the Web UI and the log. */
+  private String lastChange = "";
 
   @Override
   public void run(ControllerInput input) {
@@ -35,7 +37,9 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
     boolean recheck = true;
     while (true) {
       if (!recheck) {
+        Workflow.setCurrentDetails("converged; last change: " + lastChange);
         Workflow.await(() -> specChanged || podsChanged);
+        log.debug("{} woken: {}", key, lastChange);
       }
       specChanged = false;
       podsChanged = false;
@@ -110,10 +114,12 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
   @Override
   public void specChanged(long generation) {
     specChanged = true;
+    lastChange = "spec generation " + generation;
   }
 
   @Override
   public void podChanged(String podName) {
     podsChanged = true;
+    lastChange = "pod " + podName;
   }
 }
