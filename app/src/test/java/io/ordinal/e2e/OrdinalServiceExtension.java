@@ -36,6 +36,6 @@ final class OrdinalServiceExtension implements BeforeAllCallback, ParameterResol
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
     String test = context.getRequiredTestMethod().getName().replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
-    return test.substring(0, Math.min(40, test.length())) + "-" + NAMESPACES.incrementAndGet();
+    return test.substring(0, Math.min(40, test.length())).replaceAll("-+$", "") + "-" + NAMESPACES.incrementAndGet();
   }
 }

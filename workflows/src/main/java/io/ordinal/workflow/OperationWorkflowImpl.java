@@ -42,6 +42,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       pauseRequested = false;
       String superseded = supersededBy(input, set);
       if (superseded != null) {
+        steps.publishStatus();
         return superseded;
       }
       long now = Workflow.currentTimeMillis();
@@ -56,6 +57,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         deadline = progress.failed() || set.rollout().paused() ? 0 : progress.deadlineMillis(set);
       }
       if (plan.converged()) {
+        steps.publishStatus();
         waitingFor = "";
         if (rollout) {
           setProgressing(key, true, "RolloutComplete", describe(input) + " complete");
@@ -76,6 +78,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
           }
         }
       }
+      steps.publishStatus();
       waitingFor = plan.waitingFor();
       Workflow.setCurrentDetails(details(input, set, progress, now));
       long wakeAt = earliest(plan.wakeAtMillis(), deadline);

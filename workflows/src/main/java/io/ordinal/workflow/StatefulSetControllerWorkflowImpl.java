@@ -45,6 +45,7 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
       podsChanged = false;
 
       SetSnapshot set = steps.observe(key);
+      steps.publishStatus();
       if (!set.exists()) {
         return; // deleted: the next write to this name starts a new controller
       }

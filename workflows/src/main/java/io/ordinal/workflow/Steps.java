@@ -12,8 +12,9 @@ import io.temporal.workflow.Workflow;
  * The activities one workflow run calls, as the version it started under calls them.
  *
  * <p>Since {@link #NAMED_STEPS} an observation is a read-only {@code Observe}, followed by
- * {@code EnsureRevision}, {@code PruneHistory} and {@code PublishStatus} only when it found them due,
- * and a pod is made by {@code CreateClaims} then {@code CreatePod}. Runs that started before it
+ * {@code EnsureRevision} and {@code PruneHistory} only when it found them due, and by
+ * {@code PublishStatus} once the step has acted; a pod is made by {@code CreateClaims} then
+ * {@code CreatePod}. Runs that started before it
  * (still open in an existing data directory after an upgrade) replay and go on with the old
  * sequence: one {@code Refresh} that did all of that, and claims made inside {@code CreatePod}.
  */
@@ -24,6 +25,8 @@ final class Steps {
   final SetActivities set = ActivityStubs.local(SetActivities.class);
   final PodActivities pods = ActivityStubs.local(PodActivities.class);
   private final boolean startedBeforeNamedSteps;
+  /** The status the last observation computed, until it is published. */
+  private StatusPublication unpublished;
 
   private Steps(boolean startedBeforeNamedSteps) {
     this.startedBeforeNamedSteps = startedBeforeNamedSteps;
@@ -35,7 +38,10 @@ final class Steps {
     return new Steps(version == Workflow.DEFAULT_VERSION);
   }
 
-  /** Observes the set and makes the writes the observation found due: revision, history, status. */
+  /**
+   * Observes the set and makes the writes the observation found due: the revision and the history
+   * now, the status at {@link #publishStatus}, so that acting on the observation does not wait for it.
+   */
   SetSnapshot observe(SetKey key) {
     if (startedBeforeNamedSteps) {
       return set.refresh(key);
@@ -49,10 +55,19 @@ final class Steps {
     if (seen.historyOverLimit()) {
       set.pruneHistory(new HistoryPruning(key, Observation.liveRevisions(seen.set())));
     }
-    if (seen.statusChanged()) {
-      set.publishStatus(new StatusPublication(key, seen.status()));
-    }
+    unpublished = seen.statusChanged() ? new StatusPublication(key, seen.status()) : null;
     return seen.set();
+  }
+
+  /**
+   * Publishes the status of the last observation, if it changed. An operation calls it after acting
+   * and before it ends: status is always what was last observed, at most one step late.
+   */
+  void publishStatus() {
+    if (unpublished != null) {
+      set.publishStatus(unpublished);
+      unpublished = null;
+    }
   }
 
   void createPod(SetKey key, int ordinal, String revision) {

@@ -174,7 +174,7 @@ class OperationWorkflowTest {
       try {
         return client.newUntypedWorkflowStub(id).getResult(String.class);
       } catch (io.temporal.client.WorkflowNotFoundException | io.grpc.StatusRuntimeException e) {
-        if (attempt > 100) {
+        if (attempt > 400) { // 20 s of real time for the controller to start the operation
           throw e;
         }
         try {

@@ -1,16 +1,25 @@
 package io.ordinal.workflow;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.converter.DefaultDataConverter;
+import io.temporal.common.interceptors.WorkerInterceptorBase;
+import io.temporal.common.interceptors.WorkflowInboundCallsInterceptor;
+import io.temporal.common.interceptors.WorkflowInboundCallsInterceptorBase;
+import io.temporal.common.interceptors.WorkflowOutboundCallsInterceptor;
+import io.temporal.common.interceptors.WorkflowOutboundCallsInterceptorBase;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
+import io.temporal.worker.WorkerFactoryOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -51,12 +60,53 @@ class ReplayTest {
     return Stream.of(HISTORIES, BEFORE_NAMED_STEPS);
   }
 
+  /**
+   * Replays the history, and checks that the code asked for the same local activities, in the same
+   * order, as the history recorded: the SDK matches local-activity markers by sequence number only,
+   * so a reordering of two local activities would otherwise replay unnoticed.
+   */
   @ParameterizedTest(name = "{0}")
   @MethodSource("histories")
   void replaysDeterministically(Path history) throws Exception {
-    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(withOrdinalDataConverter())) {
-      WorkflowReplayer.replayWorkflowExecution(WorkflowExecutionHistory.fromJson(Files.readString(history)), env,
-          StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    WorkflowExecutionHistory recorded = WorkflowExecutionHistory.fromJson(Files.readString(history));
+    LocalActivityRecorder calls = new LocalActivityRecorder();
+    TestEnvironmentOptions options = TestEnvironmentOptions.newBuilder(withOrdinalDataConverter())
+        .setWorkerFactoryOptions(WorkerFactoryOptions.newBuilder().setWorkerInterceptors(calls).build()).build();
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(options)) {
+      WorkflowReplayer.replayWorkflowExecution(recorded, env, StatefulSetControllerWorkflowImpl.class,
+          OperationWorkflowImpl.class);
+    }
+    assertEquals(localActivities(recorded), calls.names);
+  }
+
+  /** The types of the local activities a history recorded, in order. */
+  static List<String> localActivities(WorkflowExecutionHistory history) {
+    return history.getEvents().stream()
+        .filter(e -> e.hasMarkerRecordedEventAttributes()
+            && "LocalActivity".equals(e.getMarkerRecordedEventAttributes().getMarkerName()))
+        .map(e -> e.getMarkerRecordedEventAttributes().getDetailsOrThrow("type").getPayloads(0))
+        .map(type -> DefaultDataConverter.STANDARD_INSTANCE.fromPayload(type, String.class, String.class))
+        .toList();
+  }
+
+  /** Records the local activities workflow code asks for. */
+  static final class LocalActivityRecorder extends WorkerInterceptorBase {
+    final List<String> names = new CopyOnWriteArrayList<>();
+
+    @Override
+    public WorkflowInboundCallsInterceptor interceptWorkflow(WorkflowInboundCallsInterceptor next) {
+      return new WorkflowInboundCallsInterceptorBase(next) {
+        @Override
+        public void init(WorkflowOutboundCallsInterceptor outbound) {
+          super.init(new WorkflowOutboundCallsInterceptorBase(outbound) {
+            @Override
+            public <R> LocalActivityOutput<R> executeLocalActivity(LocalActivityInput<R> input) {
+              names.add(input.getActivityName());
+              return super.executeLocalActivity(input);
+            }
+          });
+        }
+      };
     }
   }
 
