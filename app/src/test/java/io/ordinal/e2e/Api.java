@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.ordinal.store.KubeJson;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,7 +21,7 @@ import java.util.function.Predicate;
 /** A small HTTP client for the Kubernetes-shaped API. */
 final class Api {
   /** @param warnings the values of the response's Warning headers */
-  record Reply(int code, String contentType, String body, List<String> warnings, java.net.http.HttpHeaders headers) {
+  record Reply(int code, String contentType, String body, List<String> warnings, HttpHeaders headers) {
     JsonNode json() {
       try {
         return KubeJson.JSON.readTree(body);
@@ -105,7 +108,7 @@ final class Api {
 
   /** The pods of a set, by name. */
   List<JsonNode> pods(String namespace, String selector) {
-    JsonNode list = get(Paths.core(namespace, "pods?labelSelector=" + java.net.URLEncoder.encode(selector, java.nio.charset.StandardCharsets.UTF_8))).json();
+    JsonNode list = get(Paths.core(namespace, "pods?labelSelector=" + URLEncoder.encode(selector, StandardCharsets.UTF_8))).json();
     List<JsonNode> pods = new ArrayList<>();
     list.path("items").forEach(pods::add);
     return pods;

@@ -5,11 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.util.JsonFormat;
 import io.ordinal.store.KubeJson;
+import io.ordinal.workflow.LargePayloadCodec;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.api.common.v1.Payloads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /** The Kubernetes-shaped API: media types, metadata, concurrency, errors. */
@@ -197,10 +202,10 @@ class ApiIT {
 
   @Test
   void unknownFieldsAreDroppedWithAWarningAsKubernetesDoes(@Namespace String ns) {
-    com.fasterxml.jackson.databind.node.ObjectNode set = Manifests.web("web", 1, 0, java.util.Map.of());
-    ((com.fasterxml.jackson.databind.node.ObjectNode) set.get("spec")).put("replicaz", 3);
-    ((com.fasterxml.jackson.databind.node.ObjectNode) set.at("/spec/template/spec/containers/0")).put("imagePullPolice", "Always");
-    ((com.fasterxml.jackson.databind.node.ObjectNode) set.get("spec")).putObject("updateStrategy").put("type", "RollingUpdate")
+    ObjectNode set = Manifests.web("web", 1, 0, Map.of());
+    ((ObjectNode) set.get("spec")).put("replicaz", 3);
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).put("imagePullPolice", "Always");
+    ((ObjectNode) set.get("spec")).putObject("updateStrategy").put("type", "RollingUpdate")
         .putObject("rollingUpdate").put("paused", false);
 
     Api.Reply strict = api.post(Paths.sets(ns) + "?fieldValidation=Strict", "application/json", Manifests.json(set));
@@ -210,9 +215,9 @@ class ApiIT {
     assertEquals(400, api.post(Paths.sets(ns) + "?fieldValidation=Sometimes", "application/json", Manifests.json(set)).code());
 
     Api.Reply warned = api.createSet(ns, set);
-    assertEquals(java.util.List.of("299 - \"unknown field \\\"spec.replicaz\\\"\"",
+    assertEquals(List.of("299 - \"unknown field \\\"spec.replicaz\\\"\"",
         "299 - \"unknown field \\\"spec.template.spec.containers[0].imagePullPolice\\\"\""), warned.warnings());
-    com.fasterxml.jackson.databind.JsonNode stored = api.set(ns, "web");
+    JsonNode stored = api.set(ns, "web");
     assertTrue(stored.at("/spec/replicaz").isMissingNode(), "the unknown field was stored");
     assertTrue(stored.at("/spec/template/spec/containers/0/imagePullPolice").isMissingNode());
     assertEquals(false, stored.at("/spec/updateStrategy/rollingUpdate/paused").asBoolean(true), "paused is Ordinal's own field");
@@ -222,32 +227,32 @@ class ApiIT {
     assertEquals(200, ignored.code(), ignored.body());
     assertTrue(ignored.warnings().isEmpty(), ignored.warnings().toString());
     Api.Reply patched = api.patch(Paths.set(ns, "web"), "application/merge-patch+json", "{\"metadata\":{\"colour\":\"blue\"}}");
-    assertEquals(java.util.List.of("299 - \"unknown field \\\"metadata.colour\\\"\""), patched.warnings());
+    assertEquals(List.of("299 - \"unknown field \\\"metadata.colour\\\"\""), patched.warnings());
     // Found by fuzzing: a field name that is not printable ASCII made the Warning header invalid (500).
     Api.Reply odd = api.patchSet(ns, "web", "{\"spec\":{\"\\u00e9\\n\":1}}");
-    assertEquals(java.util.List.of("299 - \"unknown field \\\"spec.\\u00e9\\u000a\\\"\""), odd.warnings());
+    assertEquals(List.of("299 - \"unknown field \\\"spec.\\u00e9\\u000a\\\"\""), odd.warnings());
   }
 
   @Test
   void theWebUiDecodesCompressedPayloadsThroughTheCodecEndpoint() throws Exception {
     // An observation of a large set is stored compressed; the Web UI asks the service to decode it.
-    List<Map<String, Object>> pods = java.util.stream.IntStream.range(0, 1000)
+    List<Map<String, Object>> pods = IntStream.range(0, 1000)
         .mapToObj(i -> Map.<String, Object>of("name", "web-" + i, "revision", "web-6c8f7d9b5")).toList();
-    io.temporal.api.common.v1.Payload compressed =
-        io.ordinal.workflow.LargePayloadCodec.dataConverter().toPayload(pods).orElseThrow();
+    Payload compressed =
+        LargePayloadCodec.dataConverter().toPayload(pods).orElseThrow();
     assertEquals("binary/zlib", compressed.getMetadataOrThrow("encoding").toStringUtf8());
-    String body = com.google.protobuf.util.JsonFormat.printer().print(
-        io.temporal.api.common.v1.Payloads.newBuilder().addPayloads(compressed).build());
+    String body = JsonFormat.printer().print(
+        Payloads.newBuilder().addPayloads(compressed).build());
 
     Api.Reply decoded = api.send("POST", "/codec/decode", "application/json", body, null,
         "Origin", "http://localhost:8233", "X-Namespace", "default");
     assertEquals(200, decoded.code(), decoded.body());
     assertEquals("http://localhost:8233", decoded.headers().firstValue("Access-Control-Allow-Origin").orElse(null));
-    var payloads = io.temporal.api.common.v1.Payloads.newBuilder();
-    com.google.protobuf.util.JsonFormat.parser().merge(decoded.body(), payloads);
-    io.temporal.api.common.v1.Payload plain = payloads.getPayloads(0);
+    var payloads = Payloads.newBuilder();
+    JsonFormat.parser().merge(decoded.body(), payloads);
+    Payload plain = payloads.getPayloads(0);
     assertEquals("json/plain", plain.getMetadataOrThrow("encoding").toStringUtf8());
-    assertEquals(1000, io.ordinal.store.KubeJson.JSON.readTree(plain.getData().toStringUtf8()).size());
+    assertEquals(1000, KubeJson.JSON.readTree(plain.getData().toStringUtf8()).size());
 
     Api.Reply preflight = api.send("OPTIONS", "/codec/decode", null, null, null,
         "Origin", "http://127.0.0.1:8233", "Access-Control-Request-Method", "POST");

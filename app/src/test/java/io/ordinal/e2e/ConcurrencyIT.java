@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -49,7 +50,7 @@ class ConcurrencyIT {
     List<Integer> codes = race(i -> api.patch(Paths.set(ns, "web"), "application/merge-patch+json",
         "{\"metadata\":{\"annotations\":{\"writer-" + i + "\":\"done\"}}}").code());
     // Without a resourceVersion a patch is not a conflict: each re-applies to the newer object.
-    assertEquals(java.util.Collections.nCopies(CLIENTS, 200), codes);
+    assertEquals(Collections.nCopies(CLIENTS, 200), codes);
     JsonNode annotations = api.set(ns, "web").at("/metadata/annotations");
     for (int i = 0; i < CLIENTS; i++) {
       assertTrue(annotations.has("writer-" + i), "writer " + i + "'s update was lost: " + annotations);

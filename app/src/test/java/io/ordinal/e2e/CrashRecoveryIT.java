@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -131,11 +133,11 @@ class CrashRecoveryIT {
       // While the service is down, web-0's process dies: the next run must restart it.
       long web0 = Long.parseLong(before.remove("web-0").substring("process://".length()));
       ProcessHandle.of(web0).ifPresent(ProcessHandle::destroyForcibly);
-      java.time.Instant restart = java.time.Instant.now();
+      Instant restart = Instant.now();
       service.start();
       api.awaitConverged(ns, "web", PODS, TIMEOUT);
       System.out.printf("re-adoption of %d local pods: service healthy and set converged %d ms after restart%n",
-          PODS, java.time.Duration.between(restart, java.time.Instant.now()).toMillis());
+          PODS, Duration.between(restart, Instant.now()).toMillis());
       Map<String, String> after = containerIds(api, ns);
       assertNotEquals("process://" + web0, after.remove("web-0"));
       assertEquals(before, after);
@@ -146,7 +148,7 @@ class CrashRecoveryIT {
       long processes = ProcessHandle.allProcesses()
           .filter(service::runsLocalPod)
           .filter(p -> p.info().command().orElse("").endsWith("/sleep")
-              && java.util.Arrays.equals(p.info().arguments().orElse(new String[0]), new String[] {"100000"}))
+              && Arrays.equals(p.info().arguments().orElse(new String[0]), new String[] {"100000"}))
           .count();
       assertEquals(PODS, processes, "one process per pod");
     }

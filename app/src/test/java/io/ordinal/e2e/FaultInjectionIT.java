@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.driver.ProcStat;
+import io.ordinal.driver.Signals;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Tag;
@@ -165,8 +168,8 @@ class FaultInjectionIT {
       options.add(quoted.group(1));
     }
     options.subList(0, 2).clear(); // "-D" "<dir>": given to pg_ctl itself
-    io.ordinal.driver.Signals.send(pid, "INT"); // what pg_ctl stop -m fast sends
-    ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(60, java.util.concurrent.TimeUnit.SECONDS).join());
+    Signals.send(pid, "INT"); // what pg_ctl stop -m fast sends
+    ProcessHandle.of(pid).ifPresent(p -> p.onExit().orTimeout(60, TimeUnit.SECONDS).join());
     Api.sleep(random.nextInt(3000)); // the outage
     run("/usr/bin/unshare", "-U", pgCtl, "start", "-D", dir.toString(), "-w", "-t", "60",
         "-l", service.dataDir.resolve("postgres.log").toString(), "-o", String.join(" ", options));
@@ -188,8 +191,8 @@ class FaultInjectionIT {
     // The binary itself: argv[0] may be a bare name that PATH would resolve to another program.
     argv.set(0, Path.of("/proc", Long.toString(pid), "exe").toRealPath().toString());
     Path cwd = Path.of("/proc", Long.toString(pid), "cwd").toRealPath();
-    io.ordinal.driver.Signals.send(pid, signal);
-    process.onExit().get(60, java.util.concurrent.TimeUnit.SECONDS);
+    Signals.send(pid, signal);
+    process.onExit().get(60, TimeUnit.SECONDS);
     Api.sleep(random.nextInt(3000)); // the outage
     List<String> command = new ArrayList<>(List.of("/usr/bin/setsid"));
     command.addAll(argv);
@@ -281,7 +284,7 @@ class FaultInjectionIT {
   }
 
   static boolean leadsSession(ProcessHandle process) {
-    return io.ordinal.driver.ProcStat.fields(process.pid())
+    return ProcStat.fields(process.pid())
         .map(f -> f.get(3).equals(Long.toString(process.pid()))) // state ppid pgrp session
         .orElse(false);
   }

@@ -3,6 +3,7 @@ package io.ordinal.e2e;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.store.KubeJson;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -36,8 +38,8 @@ class LargeSetIT {
       ((ObjectNode) set.get("spec")).put("podManagementPolicy", POLICY);
       ((ObjectNode) set.at("/spec")).putObject("updateStrategy").put("type", "RollingUpdate")
           .putObject("rollingUpdate").set("maxUnavailable", MAX_UNAVAILABLE.matches("\\d+")
-              ? io.ordinal.store.KubeJson.JSON.getNodeFactory().numberNode(Integer.parseInt(MAX_UNAVAILABLE))
-              : io.ordinal.store.KubeJson.JSON.getNodeFactory().textNode(MAX_UNAVAILABLE));
+              ? KubeJson.JSON.getNodeFactory().numberNode(Integer.parseInt(MAX_UNAVAILABLE))
+              : KubeJson.JSON.getNodeFactory().textNode(MAX_UNAVAILABLE));
       Instant start = Instant.now();
       api.createSet(ns, set);
       String first = api.awaitConverged(ns, "web", REPLICAS, TIMEOUT).at("/status/currentRevision").asText();
@@ -55,7 +57,7 @@ class LargeSetIT {
       // Describe each run, not its visibility record, which has no history figures while it runs.
       var runs = service.withTemporal(client -> client.listExecutions("OrdinalNamespace = '" + ns + "'")
           .map(listed -> client.newUntypedWorkflowStub(listed.getExecution().getWorkflowId(),
-              java.util.Optional.of(listed.getExecution().getRunId()), java.util.Optional.empty()).describe())
+              Optional.of(listed.getExecution().getRunId()), Optional.empty()).describe())
           .toList());
       List<String> rows = new ArrayList<>();
       long maxEvents = 0;

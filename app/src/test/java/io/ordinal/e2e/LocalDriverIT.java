@@ -18,6 +18,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The local driver with real processes: readiness, restarts, probes, storage, network identity, termination. */
@@ -159,7 +161,7 @@ class LocalDriverIT {
     Path log = service.dataDir.resolve("local/pods/" + ns + "/stray-0/logs/nginx.log");
     Process stray = new ProcessBuilder("/bin/sleep", "100000").redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
     ProcessHandle.of(pid).orElseThrow().destroyForcibly(); // the container dies: it is restarted
-    assertTrue(stray.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the stray process survived the restart");
+    assertTrue(stray.waitFor(60, TimeUnit.SECONDS), "the stray process survived the restart");
     api.await(Paths.core(ns, "events"), TIMEOUT, r -> r.body().contains("KilledStrayProcess"));
   }
 
@@ -277,7 +279,7 @@ class LocalDriverIT {
 
   @Test
   void podsAreRejectedWithoutACommand(@Namespace String ns) {
-    ObjectNode set = Manifests.web("nocmd", 1, 0, java.util.Map.of());
+    ObjectNode set = Manifests.web("nocmd", 1, 0, Map.of());
     ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");
     Api.Reply reply = api.post(Paths.sets(ns), "application/json", KubeJson.write(set));
     assertEquals(422, reply.code());

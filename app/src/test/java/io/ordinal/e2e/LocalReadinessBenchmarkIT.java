@@ -1,6 +1,7 @@
 package io.ordinal.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
 import java.nio.file.Files;
@@ -46,7 +47,7 @@ class LocalReadinessBenchmarkIT {
     ObjectNode set = Manifests.httpSet("bench", PODS);
     ((ObjectNode) set.at("/spec/template/spec/containers/0/readinessProbe")).put("periodSeconds", period);
     // As the manifest, without its 1 s head start: the server listens as soon as python is up.
-    ((com.fasterxml.jackson.databind.node.ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2,
+    ((ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2,
         KubeJson.JSON.getNodeFactory().textNode("echo $(POD_NAME) > /data/whoami; cd /data && exec python3 -m http.server 8080 --bind $(POD_IP)"));
     api.createSet(ns, set);
     api.awaitConverged(ns, "bench", PODS, Duration.ofSeconds(120));

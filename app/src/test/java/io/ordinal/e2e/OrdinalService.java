@@ -1,6 +1,14 @@
 package io.ordinal.e2e;
 
+import io.ordinal.driver.ProcStat;
+import io.ordinal.store.KubeJson;
+import io.ordinal.workflow.LargePayloadCodec;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,7 +21,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The packaged service as a real process (java -jar), with its own data dir and ports, the real
@@ -26,15 +37,15 @@ final class OrdinalService implements AutoCloseable {
   final int httpPort;
   final int temporalPort;
   private final Path log;
-  private final java.util.Map<String, String> extraEnv;
+  private final Map<String, String> extraEnv;
   private Process process;
 
   OrdinalService(String name) throws IOException {
-    this(name, java.util.Map.of());
+    this(name, Map.of());
   }
 
   /** @param extraEnv settings for this service (for example {@code ORDINAL_DRIVER}) */
-  OrdinalService(String name, java.util.Map<String, String> extraEnv) throws IOException {
+  OrdinalService(String name, Map<String, String> extraEnv) throws IOException {
     this.extraEnv = extraEnv;
     this.dataDir = Path.of("target", "e2e", name + "-" + System.currentTimeMillis()).toAbsolutePath();
     Files.createDirectories(dataDir);
@@ -114,7 +125,7 @@ final class OrdinalService implements AutoCloseable {
   void stop() throws InterruptedException {
     if (process != null && process.isAlive()) {
       process.toHandle().destroy();
-      if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!process.waitFor(60, TimeUnit.SECONDS)) {
         process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
       }
@@ -159,7 +170,7 @@ final class OrdinalService implements AutoCloseable {
           Path target = Files.createDirectories(Path.of(dir));
           Files.writeString(target.resolve(id.replace('/', '_') + "_" + execution.getExecution().getRunId() + ".json"), json);
         } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          throw new UncheckedIOException(e);
         }
       });
       return null;
@@ -167,12 +178,12 @@ final class OrdinalService implements AutoCloseable {
   }
 
   /** Runs {@code use} with a client of this service's Temporal dev server. */
-  <T> T withTemporal(java.util.function.Function<io.temporal.client.WorkflowClient, T> use) {
-    var stubs = io.temporal.serviceclient.WorkflowServiceStubs.newServiceStubs(
-        io.temporal.serviceclient.WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:" + temporalPort).build());
+  <T> T withTemporal(Function<WorkflowClient, T> use) {
+    var stubs = WorkflowServiceStubs.newServiceStubs(
+        WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:" + temporalPort).build());
     try {
-      return use.apply(io.temporal.client.WorkflowClient.newInstance(stubs, io.temporal.client.WorkflowClientOptions.newBuilder()
-          .setDataConverter(io.ordinal.workflow.LargePayloadCodec.dataConverter()).build()));
+      return use.apply(WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder()
+          .setDataConverter(LargePayloadCodec.dataConverter()).build()));
     } finally {
       stubs.shutdown();
     }
@@ -185,7 +196,7 @@ final class OrdinalService implements AutoCloseable {
    */
   boolean runsLocalPod(ProcessHandle process) {
     try {
-      return io.ordinal.driver.ProcStat.running(process) && Files.readSymbolicLink(
+      return ProcStat.running(process) && Files.readSymbolicLink(
           Path.of("/proc", Long.toString(process.pid()), "fd", "1")).startsWith(dataDir.resolve("local"));
     } catch (IOException | RuntimeException e) {
       return false; // gone while we looked, or not ours to read
@@ -200,7 +211,7 @@ final class OrdinalService implements AutoCloseable {
     try (var files = Files.walk(pods)) {
       files.filter(p -> p.getFileName().toString().equals("state.json")).forEach(state -> {
         try {
-          io.ordinal.store.KubeJson.JSON.readTree(state.toFile()).path("containers").forEach(c -> {
+          KubeJson.JSON.readTree(state.toFile()).path("containers").forEach(c -> {
             long pid = c.path("pid").asLong();
             if (pid > 0) {
               ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);

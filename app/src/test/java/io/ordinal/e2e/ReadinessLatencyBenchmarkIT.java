@@ -3,6 +3,7 @@ package io.ordinal.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -45,7 +46,7 @@ class ReadinessLatencyBenchmarkIT {
 
   private List<Long> measure(String ns, int minReadySeconds) {
     api.createSet(ns, Manifests.web("web", PODS, minReadySeconds, Map.of("SIM_READY_DELAY_MS", "300")));
-    api.awaitConverged(ns, "web", PODS, java.time.Duration.ofSeconds(120));
+    api.awaitConverged(ns, "web", PODS, Duration.ofSeconds(120));
     List<Long> samples = new ArrayList<>();
     for (int i = 1; i < PODS; i++) {
       JsonNode previous = api.pod(ns, "web-" + (i - 1));

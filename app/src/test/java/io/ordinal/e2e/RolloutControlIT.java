@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -269,7 +270,7 @@ class RolloutControlIT {
   /** Outcome of each rollout workflow of {@code ns}/web, by workflow id, from Temporal's visibility. */
   static Map<String, String> rolloutOutcomes(String ns) throws Exception {
     return OrdinalService.shared().withTemporal(client -> {
-      Map<String, String> outcomes = new java.util.TreeMap<>();
+      Map<String, String> outcomes = new TreeMap<>();
       for (int i = 0; i < 50 && outcomes.size() < 2; i++) {
         client.listExecutions("OrdinalNamespace = '" + ns + "' AND OrdinalOperation = 'rollout' AND ExecutionStatus = 'Completed'")
             .forEach(e -> outcomes.put(e.getExecution().getWorkflowId(),

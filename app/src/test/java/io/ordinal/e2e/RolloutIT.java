@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -53,7 +54,7 @@ class RolloutIT {
   }
 
   static Map<String, Long> revisions(String ns) {
-    Map<String, Long> byName = new java.util.HashMap<>();
+    Map<String, Long> byName = new HashMap<>();
     api.get(Paths.apps(ns, "controllerrevisions?labelSelector=app%3Dweb")).json().path("items")
         .forEach(r -> byName.put(r.at("/metadata/name").asText(), r.path("revision").asLong()));
     return byName;

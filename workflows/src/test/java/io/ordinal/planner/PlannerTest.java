@@ -9,6 +9,8 @@ import io.ordinal.model.SetSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -70,20 +72,20 @@ class PlannerTest {
     assertEquals(expected, render(Planner.plan(set(replicas, true, minReadySeconds, pods), NOW)));
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void minReadySecondsAsksForATimerAtTheInstantThePodBecomesAvailable() {
     Plan plan = Planner.plan(set(3, false, 200, "0R"), NOW);
     assertEquals(200_000, plan.wakeAtMillis());
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void deletionRemovesPodsHighestFirstIgnoringHealthThenFinishes() {
     assertEquals("-2", render(Planner.plan(deleting("0N 1R 2R"), NOW)));
     assertEquals("", render(Planner.plan(deleting("0R 1R 2T"), NOW)));
     assertEquals("done", render(Planner.plan(deleting(""), NOW)));
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void partitionKeepsLowerOrdinalsOnTheCurrentRevision() {
     SetSnapshot set = new SetSnapshot(KEY, true, false, 2, 3, true, 0, true, 2, 1, "rev-a", "rev-b", List.of());
     Plan plan = Planner.plan(set, NOW);
@@ -144,30 +146,30 @@ class PlannerTest {
   void pausedRollout(String name, int replicas, boolean parallel, String pods, String expected, boolean converged) {
     boolean paused = !name.startsWith("resumed");
     SetSnapshot set = rolling(replicas, parallel, 0, 1, pods)
-        .withRollout(new io.ordinal.model.RolloutControl(paused, 600, false, false));
+        .withRollout(new RolloutControl(paused, 600, false, false));
     Plan plan = Planner.plan(set, NOW);
     assertEquals(expected, render(plan));
     assertEquals(converged, plan.converged());
     if (paused && expected.isEmpty()) {
-      org.junit.jupiter.api.Assertions.assertTrue(plan.waitingFor().contains("resumed"), plan.waitingFor());
+      Assertions.assertTrue(plan.waitingFor().contains("resumed"), plan.waitingFor());
     }
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void podsOffTargetSeesOutdatedPodsAtOrAbovePartitionOnly() {
     assertEquals(true, Planner.podsOffTarget(rolling(3, false, 0, 1, "0Rb 1Rb 2Ra")));
     assertEquals(false, Planner.podsOffTarget(rolling(3, false, 1, 1, "0Ra 1Rb 2Rb")));
     assertEquals(false, Planner.podsOffTarget(rolling(2, false, 0, 1, "0Rb 1Rb 2Ra")), "a condemned pod does not count");
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void onDeleteReplacesNothing() {
     SetSnapshot set = rolling(2, false, 0, 1, "0Ra 1Ra");
     SetSnapshot onDelete = new SetSnapshot(set.key(), true, false, 2, 2, false, 0, false, 0, 1, "a", "b", set.pods());
     assertEquals("✓", render(Planner.plan(onDelete, NOW)));
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void forcedRollbackReplacesOnlyUnhealthyPodsOffTheirTargetWhileNotPaused() {
     SetSnapshot set = rolling(3, false, 1, 1, "0Na 1Na 2Nb 3Ra");
     assertEquals(false, Planner.replaceInsteadOfWaiting(set, set.pods().get(0)), "below the partition a is the target");
@@ -181,7 +183,7 @@ class PlannerTest {
     assertEquals(false, Planner.replaceInsteadOfWaiting(onDelete, onDelete.pods().get(1)), "OnDelete replaces nothing");
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void anAbsentSetIsConverged() {
     assertEquals("✓", render(Planner.plan(SetSnapshot.absent(KEY), NOW)));
   }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.ordinal.model.PodSnapshot;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.DataConverter;
+import io.temporal.common.converter.DefaultDataConverter;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ class LargePayloadCodecTest {
   @Test
   void aThousandPodObservationIsCompressedAndReadBackUnchanged() {
     List<PodSnapshot> pods = pods(1000);
-    Payload plain = io.temporal.common.converter.DefaultDataConverter.STANDARD_INSTANCE.toPayload(pods).orElseThrow();
+    Payload plain = DefaultDataConverter.STANDARD_INSTANCE.toPayload(pods).orElseThrow();
     Payload payload = converter.toPayload(pods).orElseThrow();
 
     assertEquals("binary/zlib", encoding(payload));
@@ -43,7 +44,7 @@ class LargePayloadCodecTest {
 
   @Test
   void aPlainPayloadWrittenWithoutTheCodecIsStillRead() {
-    Payload plain = io.temporal.common.converter.DefaultDataConverter.STANDARD_INSTANCE.toPayload(pods(1000)).orElseThrow();
+    Payload plain = DefaultDataConverter.STANDARD_INSTANCE.toPayload(pods(1000)).orElseThrow();
     assertEquals(1000, converter.fromPayload(plain, PodSnapshot[].class, PodSnapshot[].class).length);
   }
 }

@@ -3,23 +3,29 @@ package io.ordinal.workflow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.protobuf.ByteString;
+import io.grpc.StatusRuntimeException;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +44,7 @@ class OperationWorkflowTest {
     client = env.getWorkflowClient();
     world = new FakeWorld();
     OrdinalSearchAttributes.ALL.forEach(key -> env.registerSearchAttribute(key.getName(),
-        io.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
+        IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD));
     Worker worker = env.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE);
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
     worker.registerActivitiesImplementations(world);
@@ -90,11 +96,11 @@ class OperationWorkflowTest {
         .filter(e -> e.hasMarkerRecordedEventAttributes())
         .flatMap(e -> e.getMarkerRecordedEventAttributes().getDetailsMap().values().stream())
         .flatMap(payloads -> payloads.getPayloadsList().stream())
-        .filter(p -> p.getMetadataOrDefault("encoding", com.google.protobuf.ByteString.EMPTY).toStringUtf8().equals("binary/zlib"))
+        .filter(p -> p.getMetadataOrDefault("encoding", ByteString.EMPTY).toStringUtf8().equals("binary/zlib"))
         .count();
     assertTrue(compressed > 0, "no observation of 300 pods was compressed");
     try (TestWorkflowEnvironment replay = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter())) {
-      io.temporal.testing.WorkflowReplayer.replayWorkflowExecution(history, replay,
+      WorkflowReplayer.replayWorkflowExecution(history, replay,
           StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
     }
   }
@@ -110,7 +116,7 @@ class OperationWorkflowTest {
     assertTrue(outcome.startsWith("converged"), outcome);
     assertEquals(0, world.failingObservations);
     var controller = client.newUntypedWorkflowStub(KEY.controllerWorkflowId()).describe();
-    assertEquals(io.temporal.api.enums.v1.WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, controller.getStatus());
+    assertEquals(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING, controller.getStatus());
   }
 
   @Test
@@ -173,7 +179,7 @@ class OperationWorkflowTest {
     for (int attempt = 0; ; attempt++) {
       try {
         return client.newUntypedWorkflowStub(id).getResult(String.class);
-      } catch (io.temporal.client.WorkflowNotFoundException | io.grpc.StatusRuntimeException e) {
+      } catch (WorkflowNotFoundException | StatusRuntimeException e) {
         if (attempt > 400) { // 20 s of real time for the controller to start the operation
           throw e;
         }

@@ -3,14 +3,18 @@ package io.ordinal.api.statefulset;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetPersistentVolumeClaimRetentionPolicy;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategyBuilder;
 import io.ordinal.kube.Drivers;
 import io.ordinal.kube.Labels;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -86,21 +90,21 @@ class StatefulSetValidationTest {
         Arguments.of("missing selector", (Consumer<StatefulSet>) s -> s.getSpec().setSelector(null), "spec.selector"),
         Arguments.of("empty selector", (Consumer<StatefulSet>) s -> s.getSpec().setSelector(new LabelSelectorBuilder().build()), "spec.selector"),
         Arguments.of("selector does not match template", (Consumer<StatefulSet>) s -> s.getSpec().getSelector().getMatchLabels().put("app", "other"), "spec.template.metadata.labels"),
-        Arguments.of("unknown update strategy", (Consumer<StatefulSet>) s -> s.getSpec().setUpdateStrategy(new io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategyBuilder().withType("Blue").build()), "spec.updateStrategy.type"),
-        Arguments.of("negative partition", (Consumer<StatefulSet>) s -> s.getSpec().setUpdateStrategy(new io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategyBuilder().withType("RollingUpdate").withNewRollingUpdate().withPartition(-1).endRollingUpdate().build()), "spec.updateStrategy.rollingUpdate.partition"),
-        Arguments.of("maxUnavailable 0", (Consumer<StatefulSet>) s -> s.getSpec().setUpdateStrategy(new io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategyBuilder().withType("RollingUpdate").withNewRollingUpdate().withMaxUnavailable(new IntOrString(0)).endRollingUpdate().build()), "spec.updateStrategy.rollingUpdate.maxUnavailable"),
-        Arguments.of("rollingUpdate with OnDelete", (Consumer<StatefulSet>) s -> s.getSpec().setUpdateStrategy(new io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategyBuilder().withType("OnDelete").withNewRollingUpdate().withPartition(1).endRollingUpdate().build()), "spec.updateStrategy.rollingUpdate"),
+        Arguments.of("unknown update strategy", (Consumer<StatefulSet>) s -> s.getSpec().setUpdateStrategy(new StatefulSetUpdateStrategyBuilder().withType("Blue").build()), "spec.updateStrategy.type"),
+        Arguments.of("negative partition", (Consumer<StatefulSet>) s -> s.getSpec().setUpdateStrategy(new StatefulSetUpdateStrategyBuilder().withType("RollingUpdate").withNewRollingUpdate().withPartition(-1).endRollingUpdate().build()), "spec.updateStrategy.rollingUpdate.partition"),
+        Arguments.of("maxUnavailable 0", (Consumer<StatefulSet>) s -> s.getSpec().setUpdateStrategy(new StatefulSetUpdateStrategyBuilder().withType("RollingUpdate").withNewRollingUpdate().withMaxUnavailable(new IntOrString(0)).endRollingUpdate().build()), "spec.updateStrategy.rollingUpdate.maxUnavailable"),
+        Arguments.of("rollingUpdate with OnDelete", (Consumer<StatefulSet>) s -> s.getSpec().setUpdateStrategy(new StatefulSetUpdateStrategyBuilder().withType("OnDelete").withNewRollingUpdate().withPartition(1).endRollingUpdate().build()), "spec.updateStrategy.rollingUpdate"),
         Arguments.of("volumeMount without its claim", (Consumer<StatefulSet>) s -> s.getSpec().getTemplate().getSpec().getContainers().get(0).getVolumeMounts().get(0).setName("data"), "spec.template.spec.containers[0].volumeMounts[0].name"),
-        Arguments.of("duplicate container name", (Consumer<StatefulSet>) s -> s.getSpec().getTemplate().getSpec().getContainers().add(new io.fabric8.kubernetes.api.model.ContainerBuilder().withName("nginx").withImage("x").build()), "spec.template.spec.containers[1].name"),
+        Arguments.of("duplicate container name", (Consumer<StatefulSet>) s -> s.getSpec().getTemplate().getSpec().getContainers().add(new ContainerBuilder().withName("nginx").withImage("x").build()), "spec.template.spec.containers[1].name"),
         Arguments.of("no containers", (Consumer<StatefulSet>) s -> s.getSpec().getTemplate().getSpec().setContainers(List.of()), "spec.template.spec.containers"),
         Arguments.of("missing image", (Consumer<StatefulSet>) s -> s.getSpec().getTemplate().getSpec().getContainers().get(0).setImage(null), "spec.template.spec.containers[0].image"),
         Arguments.of("port out of range", (Consumer<StatefulSet>) s -> s.getSpec().getTemplate().getSpec().getContainers().get(0).getPorts().get(0).setContainerPort(70000), "spec.template.spec.containers[0].ports[0].containerPort"),
         Arguments.of("restartPolicy Never", (Consumer<StatefulSet>) s -> s.getSpec().getTemplate().getSpec().setRestartPolicy("Never"), "spec.template.spec.restartPolicy"),
         Arguments.of("claim without access modes", (Consumer<StatefulSet>) s -> s.getSpec().getVolumeClaimTemplates().get(0).getSpec().setAccessModes(List.of()), "spec.volumeClaimTemplates[0].spec.accessModes"),
         Arguments.of("claim without storage request", (Consumer<StatefulSet>) s -> s.getSpec().getVolumeClaimTemplates().get(0).getSpec().getResources().setRequests(null), "spec.volumeClaimTemplates[0].spec.resources.requests[storage]"),
-        Arguments.of("unknown retention policy", (Consumer<StatefulSet>) s -> s.getSpec().setPersistentVolumeClaimRetentionPolicy(new io.fabric8.kubernetes.api.model.apps.StatefulSetPersistentVolumeClaimRetentionPolicy("Keep", "Retain")), "spec.persistentVolumeClaimRetentionPolicy.whenDeleted"),
-        Arguments.of("unknown driver", (Consumer<StatefulSet>) s -> s.getMetadata().setAnnotations(java.util.Map.of(Labels.DRIVER_ANNOTATION, "docker")), "metadata.annotations[ordinal.io/driver]"),
-        Arguments.of("bad label value", (Consumer<StatefulSet>) s -> s.getMetadata().setLabels(java.util.Map.of("tier", "-bad-")), "metadata.labels"));
+        Arguments.of("unknown retention policy", (Consumer<StatefulSet>) s -> s.getSpec().setPersistentVolumeClaimRetentionPolicy(new StatefulSetPersistentVolumeClaimRetentionPolicy("Keep", "Retain")), "spec.persistentVolumeClaimRetentionPolicy.whenDeleted"),
+        Arguments.of("unknown driver", (Consumer<StatefulSet>) s -> s.getMetadata().setAnnotations(Map.of(Labels.DRIVER_ANNOTATION, "docker")), "metadata.annotations[ordinal.io/driver]"),
+        Arguments.of("bad label value", (Consumer<StatefulSet>) s -> s.getMetadata().setLabels(Map.of("tier", "-bad-")), "metadata.labels"));
   }
 
   @ParameterizedTest(name = "{0} is reported at {2}")
@@ -112,14 +116,14 @@ class StatefulSetValidationTest {
 
   @Test
   void theLocalDriverNeedsACommand() {
-    List<FieldError> errors = errorsOf(s -> s.getMetadata().setAnnotations(java.util.Map.of(Labels.DRIVER_ANNOTATION, "local")));
+    List<FieldError> errors = errorsOf(s -> s.getMetadata().setAnnotations(Map.of(Labels.DRIVER_ANNOTATION, "local")));
     assertEquals(List.of("spec.template.spec.containers[0].command"), errors.stream().map(FieldError::field).toList());
     assertEquals(List.of(), errorsOf(s -> {
-      s.getMetadata().setAnnotations(java.util.Map.of(Labels.DRIVER_ANNOTATION, "local"));
+      s.getMetadata().setAnnotations(Map.of(Labels.DRIVER_ANNOTATION, "local"));
       s.getSpec().getTemplate().getSpec().getContainers().get(0).setCommand(List.of("/bin/sleep", "infinity"));
     }));
     List<FieldError> root = errorsOf(s -> {
-      s.getMetadata().setAnnotations(java.util.Map.of(Labels.DRIVER_ANNOTATION, "local"));
+      s.getMetadata().setAnnotations(Map.of(Labels.DRIVER_ANNOTATION, "local"));
       s.getSpec().getTemplate().getSpec().getContainers().get(0).setCommand(List.of("/bin/true"));
       s.getSpec().getTemplate().getSpec().getContainers().get(0).getVolumeMounts().get(0).setMountPath("/");
     });
