@@ -51,14 +51,14 @@ public class SetActivitiesImpl implements SetActivities {
   public Observation observe(SetKey key) {
     Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
     if (found.isEmpty()) {
-      return new Observation(SetSnapshot.absent(key), null, false, false, false);
+      return new Observation(SetSnapshot.absent(key), null, false, false, false, false);
     }
     StatefulSet set = found.get();
     var spec = set.getSpec();
     List<ControllerRevisionRow> history = revisions.history(key.namespace(), key.name());
     Optional<RevisionStore.Ensured> update = RevisionStore.lookup(set, history);
     if (update.isEmpty()) {
-      return new Observation(null, null, true, false, false);
+      return new Observation(null, null, true, false, false, false);
     }
     List<PodSnapshot> observed = pods.ofSet(key.namespace(), key.name()).stream().map(PodStore::snapshot).toList();
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
@@ -79,7 +79,9 @@ public class SetActivitiesImpl implements SetActivities {
         .equals(KubeJson.write(previous));
     boolean historyOverLimit = !RevisionStore.prunable(history, spec.getRevisionHistoryLimit(),
         new HashSet<>(Observation.liveRevisions(snapshot))).isEmpty();
-    return new Observation(snapshot, status, false, statusChanged, historyOverLimit);
+    boolean newGeneration = previous.getObservedGeneration() == null
+        || previous.getObservedGeneration() != status.observedGeneration();
+    return new Observation(snapshot, status, false, statusChanged, historyOverLimit, newGeneration);
   }
 
   @Override

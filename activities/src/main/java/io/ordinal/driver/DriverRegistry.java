@@ -5,6 +5,7 @@ import io.ordinal.kube.Drivers;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -27,8 +28,9 @@ public class DriverRegistry {
     return new Drivers(Set.copyOf(drivers.keySet()), defaultDriver);
   }
 
-  public String defaultDriver() {
-    return defaultDriver;
+  /** The driver of that name, if this service has it. */
+  public Optional<PodDriver> find(String name) {
+    return Optional.ofNullable(drivers.get(name));
   }
 
   public PodDriver get(String name) {

@@ -72,7 +72,8 @@ public class PodService {
     if (tailLines != null && tailLines < 0) {
       throw ApiException.badRequest("tailLines must be greater than or equal to 0");
     }
-    Path file = drivers.get(row.driver()).logFile(namespace, name, chosen, previous).orElse(null);
+    Path file = drivers.find(row.driver()).flatMap(driver -> driver.logFile(namespace, name, chosen, previous))
+        .orElse(null);
     if (file == null || !Files.exists(file)) {
       if (previous) {
         throw ApiException.badRequest("previous terminated container \"" + chosen + "\" in pod \"" + name + "\" not found");

@@ -16,9 +16,10 @@ import java.util.Set;
  *     renumbered as the newest): ensure it, then observe again
  * @param statusChanged {@code status} differs from the stored status
  * @param historyOverLimit revisions beyond {@code revisionHistoryLimit} can be pruned
+ * @param newGeneration {@code status} observes a generation the stored status does not yet
  */
 public record Observation(SetSnapshot set, SetStatus status, boolean revisionMissing, boolean statusChanged,
-    boolean historyOverLimit) {
+    boolean historyOverLimit, boolean newGeneration) {
 
   /** The revisions history pruning must keep: the current and update revisions and every pod's. */
   public static List<String> liveRevisions(SetSnapshot set) {

@@ -13,7 +13,8 @@ import io.temporal.workflow.Workflow;
  *
  * <p>Since {@link #NAMED_STEPS} an observation is a read-only {@code Observe}, followed by
  * {@code EnsureRevision} and {@code PruneHistory} only when it found them due, and by
- * {@code PublishStatus} once the step has acted; a pod is made by {@code CreateClaims} then
+ * {@code PublishStatus} when the status changed: at once for a new generation, else once the step
+ * has acted (the next pod does not wait for a count); a pod is made by {@code CreateClaims} then
  * {@code CreatePod}. Runs that started before it
  * (still open in an existing data directory after an upgrade) replay and go on with the old
  * sequence: one {@code Refresh} that did all of that, and claims made inside {@code CreatePod}.
@@ -21,6 +22,8 @@ import io.temporal.workflow.Workflow;
 final class Steps {
   static final String NAMED_STEPS = "named-steps";
   private static final int NAMED_STEPS_VERSION = 1;
+  /** Ensure-then-observe settles in one pass (two when the template changes meanwhile); more is a bug. */
+  private static final int MAX_REVISION_PASSES = 5;
 
   final SetActivities set = ActivityStubs.local(SetActivities.class);
   final PodActivities pods = ActivityStubs.local(PodActivities.class);
@@ -47,7 +50,11 @@ final class Steps {
       return set.refresh(key);
     }
     Observation seen = set.observe(key);
-    while (seen.revisionMissing()) {
+    for (int pass = 1; seen.revisionMissing(); pass++) {
+      if (pass > MAX_REVISION_PASSES) {
+        // Fails the workflow task, which is retried without growing the history.
+        throw new IllegalStateException("the revision of " + key + " is still missing after " + pass + " passes");
+      }
       set.ensureRevision(key);
       seen = set.observe(key);
     }
@@ -56,6 +63,9 @@ final class Steps {
       set.pruneHistory(new HistoryPruning(key, Observation.liveRevisions(seen.set())));
     }
     unpublished = seen.statusChanged() ? new StatusPublication(key, seen.status()) : null;
+    if (seen.newGeneration()) {
+      publishStatus(); // a spec change shows as observed at once; counts alone wait for the actions
+    }
     return seen.set();
   }
 

@@ -238,7 +238,7 @@ class OperationWorkflowTest {
         currentRevision = updateRevision;
       }
       return new Observation(new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
-          currentRevision, updateRevision, List.copyOf(pods.values()), control), null, false, false, false);
+          currentRevision, updateRevision, List.copyOf(pods.values()), control), null, false, false, false, false);
     }
 
     @Override
