@@ -28,11 +28,13 @@ public class EventRecorder {
         reason, message, type, now, sets.nextResourceVersion()));
   }
 
+  /** The events of a namespace, or of all namespaces ({@code null}), oldest first. */
   public List<Event> list(String namespace) {
-    return events.findByNamespaceOrderById(namespace).stream().map(EventRecorder::toObject).toList();
+    return (namespace == null ? events.listOrderById() : events.findByNamespaceOrderById(namespace)).stream()
+        .map(EventRecorder::toObject).toList();
   }
 
-  private static Event toObject(EventRow row) {
+  static Event toObject(EventRow row) {
     String time = KubeJson.timestamp(row.eventTime());
     String apiVersion = "StatefulSet".equals(row.involvedKind()) ? "apps/v1" : "v1";
     return new EventBuilder()

@@ -53,16 +53,19 @@ public class PodStore {
     return pods.findByNamespaceAndSetNameOrderByOrdinal(namespace, setName);
   }
 
+  /** The pods of a namespace, or of all namespaces ({@code null}). */
   public List<Pod> list(String namespace) {
-    return inNamespace(namespace).stream().map(PodStore::toObject).toList();
+    return (namespace == null ? pods.listOrderById() : inNamespace(namespace)).stream().map(PodStore::toObject).toList();
   }
 
   public Optional<PersistentVolumeClaim> findClaim(String namespace, String name) {
     return pvcs.findById(StatefulSetStore.id(namespace, name)).map(PodStore::toObject);
   }
 
+  /** The claims of a namespace, or of all namespaces ({@code null}). */
   public List<PersistentVolumeClaim> listClaims(String namespace) {
-    return pvcs.findByNamespaceOrderByName(namespace).stream().map(PodStore::toObject).toList();
+    return (namespace == null ? pvcs.listOrderById() : pvcs.findByNamespaceOrderByName(namespace)).stream()
+        .map(PodStore::toObject).toList();
   }
 
   public static PodSnapshot snapshot(PodRow row) {

@@ -59,6 +59,8 @@ public final class Repositories {
 
     List<ControllerRevisionRow> findByNamespaceOrderByName(String namespace);
 
+    List<ControllerRevisionRow> listOrderById();
+
     /** Stores a new revision unless one of that name exists (a concurrent writer made it): 0 then. */
     @Query("""
         INSERT INTO controller_revisions (id, namespace, name, set_name, uid, revision, template, created_at,
@@ -84,6 +86,8 @@ public final class Repositories {
     List<PodRow> findByNamespaceAndSetNameOrderByOrdinal(String namespace, String setName);
 
     List<PodRow> findByNamespaceOrderByName(String namespace);
+
+    List<PodRow> listOrderById();
 
     List<PodRow> findByDriver(String driver);
 
@@ -126,10 +130,14 @@ public final class Repositories {
   @JdbcRepository(dialect = Dialect.POSTGRES)
   public interface Pvcs extends CrudRepository<PvcRow, String> {
     List<PvcRow> findByNamespaceOrderByName(String namespace);
+
+    List<PvcRow> listOrderById();
   }
 
   @JdbcRepository(dialect = Dialect.POSTGRES)
   public interface Events extends CrudRepository<EventRow, Long> {
     List<EventRow> findByNamespaceOrderById(String namespace);
+
+    List<EventRow> listOrderById();
   }
 }

@@ -147,12 +147,14 @@ public class RevisionStore {
     return candidates.subList(0, Math.max(0, candidates.size() - Math.max(0, limit)));
   }
 
+  /** The revisions of a namespace, or of all namespaces ({@code null}). */
   public List<ControllerRevision> list(String namespace) {
-    // One read of the namespace's sets for the owner references, not one per revision.
+    // One read of the sets for the owner references, not one per revision.
     Map<String, String> setUids = new HashMap<>();
-    sets.findByNamespaceOrderByName(namespace).forEach(set -> setUids.put(set.name(), set.uid()));
-    return revisions.findByNamespaceOrderByName(namespace).stream()
-        .map(row -> toObject(row, setUids.get(row.setName()))).toList();
+    (namespace == null ? sets.listOrderById() : sets.findByNamespaceOrderByName(namespace))
+        .forEach(set -> setUids.put(set.id(), set.uid()));
+    return (namespace == null ? revisions.listOrderById() : revisions.findByNamespaceOrderByName(namespace)).stream()
+        .map(row -> toObject(row, setUids.get(StatefulSetStore.id(row.namespace(), row.setName())))).toList();
   }
 
   public Optional<ControllerRevision> get(String namespace, String name) {
@@ -161,7 +163,7 @@ public class RevisionStore {
   }
 
   /** The API object: upstream stores the template as a replace patch of spec.template. */
-  private ControllerRevision toObject(ControllerRevisionRow row, String setUid) {
+  static ControllerRevision toObject(ControllerRevisionRow row, String setUid) {
     PodTemplateSpec template = KubeJson.read(row.template(), PodTemplateSpec.class);
     Map<String, String> labels = new LinkedHashMap<>(
         template.getMetadata() == null || template.getMetadata().getLabels() == null ? Map.of() : template.getMetadata().getLabels());

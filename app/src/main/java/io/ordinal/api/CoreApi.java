@@ -1,6 +1,7 @@
 package io.ordinal.api;
 
 import io.fabric8.kubernetes.api.model.Endpoints;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventList;
 import io.fabric8.kubernetes.api.model.EventListBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -23,7 +24,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
-import io.ordinal.kube.LabelSelectors;
+import io.ordinal.api.watch.Watches;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodStore;
 import io.swagger.v3.oas.annotations.Operation;
@@ -36,30 +37,44 @@ import java.util.List;
 import java.util.Map;
 
 /** {@code /api/v1}: the pods, PVCs and events of sets. */
-@Controller("/api/v1/namespaces/{namespace}")
+@Controller("/api/v1")
 @ExecuteOn(TaskExecutors.BLOCKING)
 @Tag(name = "v1")
 public class CoreApi {
-  private final PodStore pods;
-  private final EventRecorder events;
-  private final PodService podService;
+  private static final String NS = "/namespaces/{namespace}";
 
-  public CoreApi(PodStore pods, EventRecorder events, PodService podService) {
+  private final PodStore pods;
+  private final PodService podService;
+  private final Watches watches;
+  private final Collection<Pod> podCollection;
+  private final Collection<PersistentVolumeClaim> claimCollection;
+  private final Collection<Event> eventCollection;
+
+  public CoreApi(PodStore pods, EventRecorder events, PodService podService, Watches watches) {
     this.pods = pods;
-    this.events = events;
     this.podService = podService;
+    this.watches = watches;
+    this.podCollection = new Collection<>("pods", "pods", "v1", "Pod", pods::list);
+    this.claimCollection = new Collection<>("persistent_volume_claims", "persistentvolumeclaims", "v1",
+        "PersistentVolumeClaim", pods::listClaims);
+    this.eventCollection = new Collection<>("events", "events", "v1", "Event", events::list);
+  }
+
+  @Get(value = NS + "/pods", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List or watch pods (labelSelector, fieldSelector, limit, continue, watch, resourceVersion)")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PodList.class)))
+  public HttpResponse<?> listPods(HttpRequest<?> request, String namespace) {
+    return podCollection.serve(request, namespace, watches);
   }
 
   @Get(value = "/pods", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List pods, optionally filtered by labelSelector")
+  @Operation(summary = "List or watch the pods of all namespaces")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PodList.class)))
-  public HttpResponse<String> listPods(HttpRequest<?> request, String namespace, @Nullable @QueryValue String labelSelector) {
-    List<Pod> items = selected(pods.list(namespace), labelSelector);
-    return KubeCodec.ok(request, new PodListBuilder().withApiVersion("v1").withKind("PodList")
-        .withMetadata(new ListMeta()).withItems(items).build());
+  public HttpResponse<?> listAllPods(HttpRequest<?> request) {
+    return podCollection.serve(request, null, watches);
   }
 
-  @Get(value = "/pods/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Get(value = NS + "/pods/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Read a pod")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
   public HttpResponse<String> getPod(HttpRequest<?> request, String namespace, String name) {
@@ -67,14 +82,14 @@ public class CoreApi {
         .orElseThrow(() -> ApiException.notFound("pods", name)));
   }
 
-  @Delete(value = "/pods/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Delete(value = NS + "/pods/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Delete a pod; its set recreates it with the same identity and storage")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
   public HttpResponse<String> deletePod(HttpRequest<?> request, String namespace, String name) {
     return KubeCodec.ok(request, podService.delete(namespace, name));
   }
 
-  @Get(value = "/pods/{name}/log", produces = MediaType.TEXT_PLAIN)
+  @Get(value = NS + "/pods/{name}/log", produces = MediaType.TEXT_PLAIN)
   @Operation(summary = "A container's log (local driver): container, tailLines, previous, follow")
   public HttpResponse<?> podLog(String namespace, String name, @Nullable @QueryValue String container,
       @Nullable @QueryValue Integer tailLines, @Nullable @QueryValue Boolean previous,
@@ -87,23 +102,28 @@ public class CoreApi {
     };
   }
 
-  @Get(value = "/endpoints/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Get(value = NS + "/endpoints/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Endpoints of a governing service: the members of the sets that name it")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Endpoints.class)))
   public HttpResponse<String> endpoints(HttpRequest<?> request, String namespace, String name) {
     return KubeCodec.ok(request, podService.endpoints(namespace, name));
   }
 
-  @Get(value = "/persistentvolumeclaims", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List PVCs, optionally filtered by labelSelector")
+  @Get(value = NS + "/persistentvolumeclaims", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List or watch PVCs")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaimList.class)))
-  public HttpResponse<String> listClaims(HttpRequest<?> request, String namespace, @Nullable @QueryValue String labelSelector) {
-    List<PersistentVolumeClaim> items = selected(pods.listClaims(namespace), labelSelector);
-    return KubeCodec.ok(request, new PersistentVolumeClaimListBuilder().withApiVersion("v1")
-        .withKind("PersistentVolumeClaimList").withMetadata(new ListMeta()).withItems(items).build());
+  public HttpResponse<?> listClaims(HttpRequest<?> request, String namespace) {
+    return claimCollection.serve(request, namespace, watches);
   }
 
-  @Get(value = "/persistentvolumeclaims/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Get(value = "/persistentvolumeclaims", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List or watch the PVCs of all namespaces")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaimList.class)))
+  public HttpResponse<?> listAllClaims(HttpRequest<?> request) {
+    return claimCollection.serve(request, null, watches);
+  }
+
+  @Get(value = NS + "/persistentvolumeclaims/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Read a PVC")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaim.class)))
   public HttpResponse<String> getClaim(HttpRequest<?> request, String namespace, String name) {
@@ -111,26 +131,17 @@ public class CoreApi {
         .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name)));
   }
 
-  @Get(value = "/events", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List events, oldest first")
+  @Get(value = NS + "/events", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List or watch events (fieldSelector on involvedObject.*, reason, type, ...)")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = EventList.class)))
-  public HttpResponse<String> listEvents(HttpRequest<?> request, String namespace) {
-    return KubeCodec.ok(request, new EventListBuilder().withApiVersion("v1").withKind("EventList")
-        .withMetadata(new ListMeta()).withItems(events.list(namespace)).build());
+  public HttpResponse<?> listEvents(HttpRequest<?> request, String namespace) {
+    return eventCollection.serve(request, namespace, watches);
   }
 
-  /** The objects whose labels match the {@code labelSelector} query parameter (all when it is absent). */
-  static <T extends HasMetadata> List<T> selected(List<T> objects, String labelSelector) {
-    if (labelSelector == null || labelSelector.isBlank()) {
-      return objects;
-    }
-    LabelSelector selector;
-    try {
-      selector = LabelSelectors.parse(labelSelector);
-    } catch (IllegalArgumentException e) {
-      throw ApiException.badRequest("invalid labelSelector: " + e.getMessage());
-    }
-    return objects.stream().filter(o -> LabelSelectors.matches(selector,
-        o.getMetadata().getLabels() == null ? Map.of() : o.getMetadata().getLabels())).toList();
+  @Get(value = "/events", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List or watch the events of all namespaces")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = EventList.class)))
+  public HttpResponse<?> listAllEvents(HttpRequest<?> request) {
+    return eventCollection.serve(request, null, watches);
   }
 }

@@ -23,6 +23,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.ordinal.api.statefulset.RolloutStatus;
+import io.ordinal.api.watch.Watches;
 import io.ordinal.store.RevisionStore;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
@@ -43,25 +44,32 @@ public class StatefulSetApi {
   private final StatefulSetService service;
   private final RevisionStore revisions;
   private final RolloutService rollouts;
+  private final Watches watches;
+  private final Collection<StatefulSet> setCollection;
+  private final Collection<ControllerRevision> revisionCollection;
 
-  public StatefulSetApi(StatefulSetService service, RevisionStore revisions, RolloutService rollouts) {
+  public StatefulSetApi(StatefulSetService service, RevisionStore revisions, RolloutService rollouts, Watches watches) {
     this.service = service;
     this.revisions = revisions;
     this.rollouts = rollouts;
+    this.watches = watches;
+    this.setCollection = new Collection<>("statefulsets", "statefulsets", "apps/v1", "StatefulSet", service::list);
+    this.revisionCollection = new Collection<>("controller_revisions", "controllerrevisions", "apps/v1",
+        "ControllerRevision", revisions::list);
   }
 
   @Get(value = SETS, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List the StatefulSets of a namespace")
+  @Operation(summary = "List or watch the StatefulSets of a namespace (labelSelector, fieldSelector, limit, continue, watch)")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSetList.class)))
-  public HttpResponse<String> list(HttpRequest<?> request, String namespace) {
-    return KubeCodec.ok(request, listOf(service.list(namespace)));
+  public HttpResponse<?> list(HttpRequest<?> request, String namespace) {
+    return setCollection.serve(request, namespace, watches);
   }
 
   @Get(value = "/statefulsets", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List the StatefulSets of all namespaces")
+  @Operation(summary = "List or watch the StatefulSets of all namespaces")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSetList.class)))
-  public HttpResponse<String> listAll(HttpRequest<?> request) {
-    return KubeCodec.ok(request, listOf(service.list(null)));
+  public HttpResponse<?> listAll(HttpRequest<?> request) {
+    return setCollection.serve(request, null, watches);
   }
 
   @Post(value = SETS, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -183,13 +191,17 @@ public class StatefulSetApi {
   }
 
   @Get(value = "/namespaces/{namespace}/controllerrevisions", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List ControllerRevisions, optionally filtered by labelSelector")
+  @Operation(summary = "List or watch ControllerRevisions")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevisionList.class)))
-  public HttpResponse<String> listRevisions(HttpRequest<?> request, String namespace,
-      @Nullable @QueryValue String labelSelector) {
-    return KubeCodec.ok(request, new ControllerRevisionListBuilder().withApiVersion("apps/v1").withKind("ControllerRevisionList")
-        .withMetadata(new ListMeta())
-        .withItems(CoreApi.selected(revisions.list(namespace), labelSelector)).build());
+  public HttpResponse<?> listRevisions(HttpRequest<?> request, String namespace) {
+    return revisionCollection.serve(request, namespace, watches);
+  }
+
+  @Get(value = "/controllerrevisions", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List or watch the ControllerRevisions of all namespaces")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevisionList.class)))
+  public HttpResponse<?> listAllRevisions(HttpRequest<?> request) {
+    return revisionCollection.serve(request, null, watches);
   }
 
   @Get(value = "/namespaces/{namespace}/controllerrevisions/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -198,10 +210,5 @@ public class StatefulSetApi {
   public HttpResponse<String> getRevision(HttpRequest<?> request, String namespace, String name) {
     return KubeCodec.ok(request, revisions.get(namespace, name)
         .orElseThrow(() -> ApiException.notFound("controllerrevisions.apps", name)));
-  }
-
-  private static StatefulSetList listOf(List<StatefulSet> items) {
-    return new StatefulSetListBuilder().withApiVersion("apps/v1").withKind("StatefulSetList")
-        .withMetadata(new ListMeta()).withItems(items).build();
   }
 }

@@ -1,0 +1,57 @@
+package io.ordinal.api.discovery;
+
+import java.util.List;
+
+/**
+ * The resources this server serves, with the verbs each really answers: the single source of both
+ * discovery formats. A verb is listed only once its endpoint exists (clients trust the list).
+ */
+public final class ApiResources {
+  private ApiResources() {}
+
+  /** A subresource ({@code statefulsets/scale}) and the kind it answers with. */
+  public record Subresource(String name, String group, String version, String kind, List<String> verbs) {}
+
+  public record Resource(String group, String version, String plural, String singular, String kind,
+      boolean namespaced, List<String> verbs, List<String> shortNames, List<String> categories,
+      List<Subresource> subresources) {
+
+    public String groupVersion() {
+      return group.isEmpty() ? version : group + "/" + version;
+    }
+  }
+
+  /** A group and its one version, in the order clients should prefer them. */
+  public record Group(String name, String version, List<Resource> resources) {
+    public String groupVersion() {
+      return name.isEmpty() ? version : name + "/" + version;
+    }
+  }
+
+  private static final List<String> READ = List.of("get", "list", "watch");
+
+  public static final Group CORE = new Group("", "v1", List.of(
+      new Resource("", "v1", "pods", "pod", "Pod", true,
+          List.of("delete", "deletecollection", "get", "list", "watch"), List.of("po"), List.of("all"),
+          List.of(new Subresource("log", "", "v1", "Pod", List.of("get")))),
+      new Resource("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true,
+          READ, List.of("pvc"), List.of(), List.of()),
+      new Resource("", "v1", "events", "event", "Event", true, READ, List.of("ev"), List.of(), List.of()),
+      new Resource("", "v1", "endpoints", "endpoints", "Endpoints", true, List.of("get"), List.of("ep"),
+          List.of(), List.of())));
+
+  public static final Group APPS = new Group("apps", "v1", List.of(
+      new Resource("apps", "v1", "statefulsets", "statefulset", "StatefulSet", true,
+          List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
+          List.of("sts"), List.of("all"),
+          List.of(new Subresource("scale", "autoscaling", "v1", "Scale", List.of("get", "patch", "update")),
+              new Subresource("status", "apps", "v1", "StatefulSet", List.of("get", "patch", "update")))),
+      new Resource("apps", "v1", "controllerrevisions", "controllerrevision", "ControllerRevision", true,
+          List.of("delete", "get", "list", "watch"), List.of(), List.of(), List.of())));
+
+  /** Scale is served as a subresource of statefulsets; the group exists so clients can resolve its kind. */
+  public static final Group AUTOSCALING = new Group("autoscaling", "v1", List.of());
+
+  /** The named groups ({@code /apis}), preferred first. */
+  public static final List<Group> GROUPS = List.of(APPS, AUTOSCALING);
+}
