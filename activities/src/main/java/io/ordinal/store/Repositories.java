@@ -45,6 +45,11 @@ public final class Repositories {
     @Query("UPDATE statefulsets SET status = :status, resource_version = nextval('resource_version_seq') WHERE id = :id")
     long updateStatus(String id, String status);
 
+    @Query("""
+        UPDATE statefulsets SET status = :status, resource_version = nextval('resource_version_seq')
+        WHERE id = :id AND resource_version = :expected""")
+    long updateStatusIfVersion(String id, String status, long expected);
+
     /** Not part of the object: no new resourceVersion. */
     @Query("UPDATE statefulsets SET active_operation = :operation WHERE id = :id")
     long updateActiveOperation(String id, String operation);

@@ -106,6 +106,11 @@ public class StatefulSetStore {
         .ifPresent(row -> sets.updateStatus(row.id(), json));
   }
 
+  /** A status written through the API: only if the set is still at {@code expectedVersion}. */
+  public boolean writeStatusIfVersion(String namespace, String name, StatefulSetStatus status, long expectedVersion) {
+    return sets.updateStatusIfVersion(id(namespace, name), KubeJson.write(status), expectedVersion) > 0;
+  }
+
   /** Records which workflow currently runs the set's operation, so pod changes can wake it directly. */
   public void setActiveOperation(String namespace, String name, String workflowId) {
     sets.updateActiveOperation(id(namespace, name), workflowId);
@@ -120,6 +125,35 @@ public class StatefulSetStore {
   public void remove(String namespace, String name) {
     revisions.deleteByNamespaceAndSetName(namespace, name);
     sets.deleteById(id(namespace, name));
+  }
+
+  /** The set as {@link #create} would store it, without storing it (a dry run). */
+  public static StatefulSet asCreated(StatefulSet set) {
+    StatefulSet created = KubeJson.copy(set, StatefulSet.class);
+    created.setStatus(new StatefulSetStatus());
+    created.getMetadata().setUid(UUID.randomUUID().toString());
+    created.getMetadata().setGeneration(1L);
+    created.getMetadata().setResourceVersion(null);
+    created.getMetadata().setCreationTimestamp(KubeJson.timestamp(Instant.now()));
+    created.getMetadata().setDeletionTimestamp(null);
+    return created;
+  }
+
+  /** The set as {@link #update} would store it over {@code old}, without storing it (a dry run). */
+  public static StatefulSet asUpdated(StatefulSet set, StatefulSet old) {
+    StatefulSet updated = KubeJson.copy(set, StatefulSet.class);
+    boolean specChanged = !Objects.equals(KubeJson.write(old.getSpec()), KubeJson.write(set.getSpec()));
+    updated.setStatus(old.getStatus());
+    updated.getMetadata().setUid(old.getMetadata().getUid());
+    updated.getMetadata().setGeneration(old.getMetadata().getGeneration() + (specChanged ? 1 : 0));
+    updated.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
+    updated.getMetadata().setCreationTimestamp(old.getMetadata().getCreationTimestamp());
+    updated.getMetadata().setDeletionTimestamp(old.getMetadata().getDeletionTimestamp());
+    return updated;
+  }
+
+  public static String conflictMessage(String name) {
+    return conflict(name).getMessage();
   }
 
   public static StatefulSet toObject(StatefulSetRow row) {

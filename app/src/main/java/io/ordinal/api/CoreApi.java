@@ -86,6 +86,10 @@ public class CoreApi {
   @Operation(summary = "Delete a pod; its set recreates it with the same identity and storage")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
   public HttpResponse<String> deletePod(HttpRequest<?> request, String namespace, String name) {
+    if (DryRun.requested(request)) {
+      return KubeCodec.ok(request, pods.find(namespace, name).map(PodStore::toObject)
+          .orElseThrow(() -> ApiException.notFound("pods", name)));
+    }
     return KubeCodec.ok(request, podService.delete(namespace, name));
   }
 

@@ -44,7 +44,7 @@ public class RolloutService {
 
   public StatefulSet pause(String namespace, String name) {
     requireRollingUpdate(sets.get(namespace, name), "pause");
-    return sets.patch(namespace, name, set -> {
+    return sets.patch(namespace, name, false, set -> {
       RolloutControls.setPaused(set, true);
       return set;
     });
@@ -52,7 +52,7 @@ public class RolloutService {
 
   public StatefulSet resume(String namespace, String name) {
     requireRollingUpdate(sets.get(namespace, name), "resume");
-    return sets.patch(namespace, name, set -> {
+    return sets.patch(namespace, name, false, set -> {
       RolloutControls.setPaused(set, false);
       return set;
     });
@@ -61,7 +61,7 @@ public class RolloutService {
   /** Like {@code kubectl rollout restart}: a new template annotation, so every pod is replaced in order. */
   public StatefulSet restart(String namespace, String name) {
     String now = KubeJson.timestamp(Instant.now());
-    return sets.patch(namespace, name, set -> {
+    return sets.patch(namespace, name, false, set -> {
       var template = set.getSpec().getTemplate();
       if (template.getMetadata() == null) {
         template.setMetadata(new ObjectMeta());
@@ -100,7 +100,7 @@ public class RolloutService {
           new FieldError("FieldValueNotFound", "toRevision", "Not found: " + wanted + ": no such revision in history ("
               + history.stream().map(r -> Long.toString(r.revision())).toList() + ")")));
     }
-    StatefulSet reverted = sets.patch(namespace, name, current -> RevisionStore.revertedTo(current, target));
+    StatefulSet reverted = sets.patch(namespace, name, false, current -> RevisionStore.revertedTo(current, target));
     if (!reverted.getMetadata().getGeneration().equals(set.getMetadata().getGeneration())) {
       events.record(namespace, "StatefulSet", name, set.getMetadata().getUid(), EventRecorder.NORMAL, "RollingBack",
           "rollout undo: rolling back to revision " + target.revision() + " (" + target.name() + ")");

@@ -78,7 +78,7 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> create(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
     StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
-    return KubeCodec.respond(request, 201, service.create(namespace, set));
+    return KubeCodec.respond(request, 201, service.create(namespace, set, DryRun.requested(request)));
   }
 
   @Get(value = SET, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -94,7 +94,7 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> replace(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
-    return KubeCodec.ok(request, service.replace(namespace, name, set));
+    return KubeCodec.ok(request, service.replace(namespace, name, set, DryRun.requested(request)));
   }
 
   @Patch(value = SET, consumes = {KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -102,7 +102,7 @@ public class StatefulSetApi {
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> patch(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    return KubeCodec.ok(request, service.patch(namespace, name,
+    return KubeCodec.ok(request, service.patch(namespace, name, DryRun.requested(request),
         current -> Patches.apply(request, body, current, StatefulSet.class)));
   }
 
@@ -110,7 +110,7 @@ public class StatefulSetApi {
   @Operation(summary = "Delete a StatefulSet: its pods go highest ordinal first, its PVCs stay")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> delete(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, service.delete(namespace, name));
+    return KubeCodec.ok(request, service.delete(namespace, name, DryRun.requested(request)));
   }
 
   @Get(value = SET + "/status", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -118,6 +118,24 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> status(HttpRequest<?> request, String namespace, String name) {
     return KubeCodec.ok(request, service.get(namespace, name));
+  }
+
+  @Put(value = SET + "/status", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Replace the status of a StatefulSet (the controller publishes its own at its next step)")
+  @RequestBody(content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> replaceStatus(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
+    return KubeCodec.ok(request, service.replaceStatus(namespace, name, set, DryRun.requested(request)));
+  }
+
+  @Patch(value = SET + "/status", consumes = {KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch the status of a StatefulSet")
+  @RequestBody(content = @Content(schema = @Schema(type = "object")))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  public HttpResponse<String> patchStatus(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    return KubeCodec.ok(request, service.patchStatus(namespace, name, DryRun.requested(request),
+        current -> Patches.apply(request, body, current, StatefulSet.class)));
   }
 
   @Get(value = SET + "/rollout/status", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -178,7 +196,7 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
   public HttpResponse<String> replaceScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     Scale scale = KubeCodec.read(request, body, Scale.class);
-    return KubeCodec.ok(request, service.replaceScale(namespace, name, scale));
+    return KubeCodec.ok(request, service.replaceScale(namespace, name, scale, DryRun.requested(request)));
   }
 
   @Patch(value = SET + "/scale", consumes = {KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -187,7 +205,7 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
   public HttpResponse<String> patchScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     return KubeCodec.ok(request, service.patchScale(namespace, name,
-        current -> Patches.apply(request, body, current, Scale.class)));
+        current -> Patches.apply(request, body, current, Scale.class), DryRun.requested(request)));
   }
 
   @Get(value = "/namespaces/{namespace}/controllerrevisions", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

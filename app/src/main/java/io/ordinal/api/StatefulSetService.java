@@ -2,6 +2,7 @@ package io.ordinal.api;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
 import io.ordinal.api.statefulset.FieldError;
@@ -58,7 +59,7 @@ public class StatefulSetService {
     return store.get(namespace, name).orElseThrow(() -> ApiException.notFound(RESOURCE, name));
   }
 
-  public StatefulSet create(String namespace, StatefulSet set) {
+  public StatefulSet create(String namespace, StatefulSet set, boolean dryRun) {
     checkTypeAndNamespace(namespace, set);
     ObjectMeta meta = set.getMetadata();
     if (meta.getName() == null && meta.getGenerateName() != null && !meta.getGenerateName().isEmpty()) {
@@ -69,13 +70,19 @@ public class StatefulSetService {
     if (!errors.isEmpty()) {
       throw ApiException.invalid(GROUP, KIND, Objects.requireNonNullElse(meta.getName(), ""), errors);
     }
+    if (dryRun) {
+      if (store.get(namespace, meta.getName()).isPresent()) {
+        throw ApiException.of(409, "AlreadyExists", RESOURCE + " \"" + meta.getName() + "\" already exists");
+      }
+      return StatefulSetStore.asCreated(set);
+    }
     StatefulSet stored = mapStoreErrors(meta.getName(), () -> store.create(set));
     signals.specChanged(key(stored), stored.getMetadata().getGeneration());
     return stored;
   }
 
   /** PUT: replaces metadata and spec; status is ignored, as on the main resource upstream. */
-  public StatefulSet replace(String namespace, String name, StatefulSet set) {
+  public StatefulSet replace(String namespace, String name, StatefulSet set, boolean dryRun) {
     checkTypeAndNamespace(namespace, set);
     if (set.getMetadata().getName() == null) {
       set.getMetadata().setName(name);
@@ -98,6 +105,12 @@ public class StatefulSetService {
       List<FieldError> errors = StatefulSetValidation.validateUpdate(set, old, drivers.policy());
       if (!errors.isEmpty()) {
         throw ApiException.invalid(GROUP, KIND, name, errors);
+      }
+      if (dryRun) {
+        if (!unconditional && expected != Long.parseLong(old.getMetadata().getResourceVersion())) {
+          throw ApiException.of(409, "Conflict", StatefulSetStore.conflictMessage(name));
+        }
+        return StatefulSetStore.asUpdated(set, old);
       }
       StatefulSet stored;
       try {
@@ -124,15 +137,15 @@ public class StatefulSetService {
    * own, a concurrent write (for example a status update) makes it re-apply to the newer object, as
    * the Kubernetes API server does, instead of failing with 409.
    */
-  public StatefulSet patch(String namespace, String name, UnaryOperator<StatefulSet> patch) {
+  public StatefulSet patch(String namespace, String name, boolean dryRun, UnaryOperator<StatefulSet> patch) {
     return patchRetryingOnConflict(() -> get(namespace, name), patch,
-        set -> set.getMetadata().getResourceVersion(), patched -> replace(namespace, name, patched));
+        set -> set.getMetadata().getResourceVersion(), patched -> replace(namespace, name, patched, dryRun));
   }
 
-  public Scale patchScale(String namespace, String name, UnaryOperator<Scale> patch) {
+  public Scale patchScale(String namespace, String name, UnaryOperator<Scale> patch, boolean dryRun) {
     return patchRetryingOnConflict(() -> scale(namespace, name), patch,
         scale -> scale.getMetadata() == null ? null : scale.getMetadata().getResourceVersion(),
-        patched -> replaceScale(namespace, name, patched));
+        patched -> replaceScale(namespace, name, patched, dryRun));
   }
 
   private static <T> T patchRetryingOnConflict(
@@ -162,14 +175,55 @@ public class StatefulSetService {
     }
   }
 
-  public StatefulSet delete(String namespace, String name) {
+  /**
+   * PUT on /status: only the status changes (metadata and spec of the body are ignored, as upstream).
+   * The controller owns the status and publishes its own at its next step, as upstream's does.
+   */
+  public StatefulSet replaceStatus(String namespace, String name, StatefulSet set, boolean dryRun) {
+    checkTypeAndNamespace(namespace, set);
+    for (int attempt = 1; ; attempt++) {
+      StatefulSet old = get(namespace, name);
+      String sent = set.getMetadata().getResourceVersion();
+      if (sent != null && !sent.isEmpty() && !sent.equals(old.getMetadata().getResourceVersion())) {
+        throw ApiException.of(409, "Conflict", StatefulSetStore.conflictMessage(name));
+      }
+      StatefulSet updated = KubeJson.copy(old, StatefulSet.class);
+      updated.setStatus(set.getStatus() == null ? new StatefulSetStatus() : set.getStatus());
+      if (dryRun) {
+        return updated;
+      }
+      if (store.writeStatusIfVersion(namespace, name, updated.getStatus(),
+          Long.parseLong(old.getMetadata().getResourceVersion()))) {
+        return get(namespace, name);
+      }
+      if ((sent != null && !sent.isEmpty()) || attempt >= WRITE_ATTEMPTS) {
+        throw ApiException.of(409, "Conflict", StatefulSetStore.conflictMessage(name));
+      }
+      backOff(attempt);
+    }
+  }
+
+  public StatefulSet patchStatus(String namespace, String name, boolean dryRun, UnaryOperator<StatefulSet> patch) {
+    return patchRetryingOnConflict(() -> get(namespace, name), patch,
+        set -> set.getMetadata().getResourceVersion(), patched -> replaceStatus(namespace, name, patched, dryRun));
+  }
+
+  public StatefulSet delete(String namespace, String name, boolean dryRun) {
+    if (dryRun) {
+      return get(namespace, name);
+    }
     StatefulSet deleting = mapStoreErrors(name, () -> store.markDeleting(namespace, name));
     signals.specChanged(key(deleting), deleting.getMetadata().getGeneration());
     return deleting;
   }
 
   public Scale scale(String namespace, String name) {
-    StatefulSet set = get(namespace, name);
+    return scaleOf(get(namespace, name));
+  }
+
+  private static Scale scaleOf(StatefulSet set) {
+    String namespace = set.getMetadata().getNamespace();
+    String name = set.getMetadata().getName();
     var selector = set.getSpec().getSelector();
     return new ScaleBuilder()
         .withApiVersion("autoscaling/v1").withKind("Scale")
@@ -187,7 +241,7 @@ public class StatefulSetService {
   }
 
   /** PUT on /scale: only spec.replicas changes; resourceVersion is checked like on the set. */
-  public Scale replaceScale(String namespace, String name, Scale scale) {
+  public Scale replaceScale(String namespace, String name, Scale scale, boolean dryRun) {
     StatefulSet set = get(namespace, name);
     if (scale.getMetadata() != null && scale.getMetadata().getName() != null && !name.equals(scale.getMetadata().getName())) {
       throw ApiException.badRequest("the name of the object (" + scale.getMetadata().getName()
@@ -207,8 +261,8 @@ public class StatefulSetService {
     StatefulSet changed = KubeJson.copy(set, StatefulSet.class);
     changed.getSpec().setReplicas(replicas);
     changed.getMetadata().setResourceVersion(scale.getMetadata() == null ? null : scale.getMetadata().getResourceVersion());
-    replace(namespace, name, changed);
-    return scale(namespace, name);
+    StatefulSet written = replace(namespace, name, changed, dryRun);
+    return dryRun ? scaleOf(written) : scale(namespace, name);
   }
 
   private void checkTypeAndNamespace(String namespace, StatefulSet set) {
