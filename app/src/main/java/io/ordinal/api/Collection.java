@@ -2,10 +2,14 @@ package io.ordinal.api;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.ListMeta;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
+import io.ordinal.api.table.Table;
+import io.ordinal.api.table.Tables;
+import io.ordinal.kube.FieldSelectors;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.store.KubeJson;
 import java.nio.charset.StandardCharsets;
@@ -15,6 +19,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.time.Instant;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -23,18 +29,26 @@ import java.util.function.Predicate;
  * the same for every resource, as the API server's generic registry serves them.
  *
  * @param resource the table its objects are stored in (what the watch log names)
- * @param plural the resource's name in URLs and field-selector rules
+ * @param type the class of its objects (which field selectors and Table columns apply)
  */
-public record Collection<T extends HasMetadata>(String resource, String plural, String apiVersion, String kind,
+public record Collection<T extends HasMetadata>(String resource, Class<T> type, String apiVersion, String kind,
     Function<String, List<T>> lister) {
 
   /** Lists or watches the objects of {@code namespace} (all namespaces when null), as the request asks. */
   public HttpResponse<?> serve(HttpRequest<?> request, String namespace, Watches watches) {
     ListOptions options = ListOptions.of(request);
     Predicate<HasMetadata> selected = selection(options);
+    Optional<Tables.Version> table = tableRequested(request);
+    Tables.IncludeObject include = includeObject(request);
     if (options.watch()) {
+      Watches.Encoder encoder = table.isEmpty() ? Watches.AS_OBJECTS : (object, first) -> {
+        Table rows = Tables.table(type, List.of(type.cast(object)), Instant.now(), include, table.get(),
+            new ListMeta(null, null, object.getMetadata().getResourceVersion(), null));
+        // Headers come with the first event only, as upstream's watch sends them.
+        return first ? rows : new Table(rows.kind(), rows.apiVersion(), rows.metadata(), null, rows.rows());
+      };
       var target = new Watches.Target(resource, apiVersion, kind, namespace, selected,
-          () -> lister.apply(namespace), Watches.AS_OBJECTS);
+          () -> lister.apply(namespace), encoder);
       return HttpResponse.ok(watches.watchBody(target, options));
     }
     if ("Exact".equals(options.resourceVersionMatch()) && !options.resourceVersion().equals("0")) {
@@ -50,12 +64,39 @@ public record Collection<T extends HasMetadata>(String resource, String plural, 
     Map<String, Object> metadata = new LinkedHashMap<>();
     metadata.put("resourceVersion", listVersion);
     List<T> page = page(items, options, metadata);
+    if (table.isPresent()) {
+      ListMeta listMeta = new ListMeta((String) metadata.get("continue"), (Long) metadata.get("remainingItemCount"),
+          listVersion, null);
+      return KubeCodec.ok(request, Tables.table(type, page, Instant.now(), include, table.get(), listMeta));
+    }
     Map<String, Object> list = new LinkedHashMap<>();
     list.put("apiVersion", apiVersion);
     list.put("kind", kind + "List");
     list.put("metadata", metadata);
     list.put("items", page);
     return KubeCodec.ok(request, list);
+  }
+
+  /** One object, as itself or, when the client asks for it, as a Table of one row. */
+  public HttpResponse<String> one(HttpRequest<?> request, T object) {
+    Optional<Tables.Version> table = tableRequested(request);
+    if (table.isEmpty()) {
+      return KubeCodec.ok(request, object);
+    }
+    return KubeCodec.ok(request, Tables.table(type, List.of(object), Instant.now(), includeObject(request), table.get(),
+        new ListMeta(null, null, object.getMetadata().getResourceVersion(), null)));
+  }
+
+  private static Optional<Tables.Version> tableRequested(HttpRequest<?> request) {
+    return Tables.requestedTable(String.join(",", request.getHeaders().getAll("Accept")));
+  }
+
+  private static Tables.IncludeObject includeObject(HttpRequest<?> request) {
+    try {
+      return Tables.IncludeObject.parse(request.getParameters().get("includeObject"));
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest(e.getMessage());
+    }
   }
 
   /** {@code limit} and {@code continue}: the page after the continue token's key, and the token for the next. */
@@ -99,16 +140,19 @@ public record Collection<T extends HasMetadata>(String resource, String plural, 
   /** The objects the request's labelSelector and fieldSelector let through. */
   Predicate<HasMetadata> selection(ListOptions options) {
     Predicate<HasMetadata> selected = o -> true;
-    if (options.labelSelector() != null && !options.labelSelector().isBlank()) {
-      LabelSelector selector;
-      try {
-        selector = LabelSelectors.parse(options.labelSelector());
-      } catch (IllegalArgumentException e) {
-        throw ApiException.badRequest("unable to parse requirement: " + e.getMessage());
+    try {
+      if (options.labelSelector() != null && !options.labelSelector().isBlank()) {
+        LabelSelector labels = LabelSelectors.parse(options.labelSelector());
+        selected = o -> LabelSelectors.matches(labels,
+            o.getMetadata().getLabels() == null ? Map.of() : o.getMetadata().getLabels());
       }
-      selected = o -> LabelSelectors.matches(selector,
-          o.getMetadata().getLabels() == null ? Map.of() : o.getMetadata().getLabels());
+      if (options.fieldSelector() != null && !options.fieldSelector().isBlank()) {
+        FieldSelectors.Selector fields = FieldSelectors.parse(options.fieldSelector(), type);
+        selected = selected.and(o -> FieldSelectors.matches(fields, o));
+      }
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest(e.getMessage());
     }
-    return selected.and(FieldSelection.of(plural, options.fieldSelector()));
+    return selected;
   }
 }

@@ -54,10 +54,10 @@ public class CoreApi {
     this.pods = pods;
     this.podService = podService;
     this.watches = watches;
-    this.podCollection = new Collection<>("pods", "pods", "v1", "Pod", pods::list);
-    this.claimCollection = new Collection<>("persistent_volume_claims", "persistentvolumeclaims", "v1",
+    this.podCollection = new Collection<>("pods", Pod.class, "v1", "Pod", pods::list);
+    this.claimCollection = new Collection<>("persistent_volume_claims", PersistentVolumeClaim.class, "v1",
         "PersistentVolumeClaim", pods::listClaims);
-    this.eventCollection = new Collection<>("events", "events", "v1", "Event", events::list);
+    this.eventCollection = new Collection<>("events", Event.class, "v1", "Event", events::list);
   }
 
   @Get(value = NS + "/pods", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -78,7 +78,7 @@ public class CoreApi {
   @Operation(summary = "Read a pod")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
   public HttpResponse<String> getPod(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, pods.find(namespace, name).map(PodStore::toObject)
+    return podCollection.one(request, pods.find(namespace, name).map(PodStore::toObject)
         .orElseThrow(() -> ApiException.notFound("pods", name)));
   }
 
@@ -131,7 +131,7 @@ public class CoreApi {
   @Operation(summary = "Read a PVC")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaim.class)))
   public HttpResponse<String> getClaim(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, pods.findClaim(namespace, name)
+    return claimCollection.one(request, pods.findClaim(namespace, name)
         .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name)));
   }
 

@@ -53,8 +53,8 @@ public class StatefulSetApi {
     this.revisions = revisions;
     this.rollouts = rollouts;
     this.watches = watches;
-    this.setCollection = new Collection<>("statefulsets", "statefulsets", "apps/v1", "StatefulSet", service::list);
-    this.revisionCollection = new Collection<>("controller_revisions", "controllerrevisions", "apps/v1",
+    this.setCollection = new Collection<>("statefulsets", StatefulSet.class, "apps/v1", "StatefulSet", service::list);
+    this.revisionCollection = new Collection<>("controller_revisions", ControllerRevision.class, "apps/v1",
         "ControllerRevision", revisions::list);
   }
 
@@ -85,7 +85,7 @@ public class StatefulSetApi {
   @Operation(summary = "Read a StatefulSet")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> get(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, service.get(namespace, name));
+    return setCollection.one(request, service.get(namespace, name));
   }
 
   @Put(value = SET, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -226,7 +226,7 @@ public class StatefulSetApi {
   @Operation(summary = "Read a ControllerRevision")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevision.class)))
   public HttpResponse<String> getRevision(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, revisions.get(namespace, name)
+    return revisionCollection.one(request, revisions.get(namespace, name)
         .orElseThrow(() -> ApiException.notFound("controllerrevisions.apps", name)));
   }
 }
