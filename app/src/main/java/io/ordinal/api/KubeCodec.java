@@ -20,6 +20,8 @@ public final class KubeCodec {
   public static final String YAML = "application/yaml";
   public static final String MERGE_PATCH = "application/merge-patch+json";
   public static final String JSON_PATCH = "application/json-patch+json";
+  public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+  static final List<String> PATCH_TYPES = List.of(STRATEGIC_MERGE_PATCH, MERGE_PATCH, JSON_PATCH);
   static final List<String> BODY_TYPES = List.of(MediaType.APPLICATION_JSON, YAML);
   /** Request attribute: warnings for the response's Warning headers. */
   private static final String WARNINGS = "ordinal.warnings";

@@ -1,6 +1,9 @@
 package io.ordinal.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.http.HttpRequest;
+import io.ordinal.api.patch.StrategicMergePatch;
 import io.ordinal.store.KubeJson;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
@@ -11,13 +14,19 @@ import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.util.List;
 
-/** PATCH bodies: JSON Merge Patch (RFC 7386) and JSON Patch (RFC 6902), applied with JSON-P. */
+/**
+ * PATCH bodies: JSON Merge Patch (RFC 7386) and JSON Patch (RFC 6902), applied with JSON-P, and
+ * Kubernetes strategic merge patches.
+ */
 final class Patches {
   private Patches() {}
 
   /** Applies the request's patch to {@code current} and returns the patched object. */
   static <T> T apply(HttpRequest<?> request, String body, T current, Class<T> type) {
     String mediaType = KubeCodec.mediaType(request);
+    if (mediaType.equals(KubeCodec.STRATEGIC_MERGE_PATCH)) {
+      return KubeCodec.read(request, "application/json", strategic(body, current, type), type);
+    }
     JsonValue target = parse(KubeJson.write(current));
     JsonValue patched;
     try {
@@ -30,13 +39,30 @@ final class Patches {
           }
           yield Json.createPatch(array).apply((JsonStructure) target);
         }
-        default -> throw ApiException.unsupportedMediaType(mediaType,
-            List.of(KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH));
+        default -> throw ApiException.unsupportedMediaType(mediaType, KubeCodec.PATCH_TYPES);
       };
     } catch (JsonException | ClassCastException | IllegalArgumentException e) {
       throw ApiException.badRequest("the patch could not be applied: " + e.getMessage());
     }
     return KubeCodec.read(request, "application/json", patched.toString(), type);
+  }
+
+  /** A strategic merge patch, with the merge keys of the object's type, as kubectl sends for apply and edit. */
+  private static String strategic(String body, Object current, Class<?> type) {
+    if (body == null || body.isBlank()) {
+      throw ApiException.badRequest("the request body is empty");
+    }
+    JsonNode patch;
+    try {
+      patch = KubeJson.JSON.readTree(body);
+    } catch (JsonProcessingException e) {
+      throw ApiException.badRequest("the patch is not valid JSON: " + e.getOriginalMessage());
+    }
+    try {
+      return StrategicMergePatch.apply(KubeJson.JSON.valueToTree(current), patch, type).toString();
+    } catch (IllegalArgumentException e) {
+      throw ApiException.badRequest("the patch could not be applied: " + e.getMessage());
+    }
   }
 
   private static JsonValue parse(String text) {

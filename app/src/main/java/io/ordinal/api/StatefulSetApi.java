@@ -97,8 +97,8 @@ public class StatefulSetApi {
     return KubeCodec.ok(request, service.replace(namespace, name, set, DryRun.requested(request)));
   }
 
-  @Patch(value = SET, consumes = {KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Patch a StatefulSet with a JSON merge patch or a JSON patch")
+  @Patch(value = SET, consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a StatefulSet with a strategic merge patch, a JSON merge patch or a JSON patch")
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> patch(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
@@ -129,7 +129,7 @@ public class StatefulSetApi {
     return KubeCodec.ok(request, service.replaceStatus(namespace, name, set, DryRun.requested(request)));
   }
 
-  @Patch(value = SET + "/status", consumes = {KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Patch(value = SET + "/status", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Patch the status of a StatefulSet")
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
@@ -199,7 +199,7 @@ public class StatefulSetApi {
     return KubeCodec.ok(request, service.replaceScale(namespace, name, scale, DryRun.requested(request)));
   }
 
-  @Patch(value = SET + "/scale", consumes = {KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Patch(value = SET + "/scale", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Patch the scale subresource")
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
