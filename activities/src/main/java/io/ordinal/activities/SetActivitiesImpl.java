@@ -60,7 +60,9 @@ public class SetActivitiesImpl implements SetActivities {
     if (update.isEmpty()) {
       return new Observation(null, null, true, false, false, false);
     }
-    List<PodSnapshot> observed = pods.ofSet(key.namespace(), key.name()).stream().map(PodStore::snapshot).toList();
+    // A set deleted with its pods orphaned has none left to act on.
+    List<PodSnapshot> observed = StatefulSetStore.orphansPods(set) ? List.of()
+        : pods.ofSet(key.namespace(), key.name()).stream().map(PodStore::snapshot).toList();
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus previous = set.getStatus();
     SetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
@@ -186,6 +188,11 @@ public class SetActivitiesImpl implements SetActivities {
   public void finishDeletion(SetKey key) {
     Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
     if (found.isEmpty() || found.get().getMetadata().getDeletionTimestamp() == null) {
+      return;
+    }
+    if (StatefulSetStore.orphansPods(found.get())) {
+      pods.release(key.namespace(), key.name());
+      sets.remove(key.namespace(), key.name()); // the pods keep their addresses
       return;
     }
     if (!pods.ofSet(key.namespace(), key.name()).isEmpty()) {

@@ -44,6 +44,20 @@ public class PodStore {
     return pods.markTerminating(row.id(), row.uid(), at) > 0;
   }
 
+  /**
+   * Leaves a deleted set's pods running without an owner (deletion with propagationPolicy Orphan).
+   * They keep the set's name, so a set created again under it takes them back, as upstream adopts.
+   */
+  public void release(String namespace, String setName) {
+    for (PodRow row : ofSet(namespace, setName)) {
+      Pod pod = KubeJson.read(row.object(), Pod.class);
+      if (pod.getMetadata().getOwnerReferences() != null && !pod.getMetadata().getOwnerReferences().isEmpty()) {
+        pod.getMetadata().setOwnerReferences(null);
+        pods.updateObject(row.id(), row.uid(), KubeJson.write(pod));
+      }
+    }
+  }
+
   /** The pods of a namespace, by name. */
   public List<PodRow> inNamespace(String namespace) {
     return pods.findByNamespaceOrderByName(namespace);

@@ -118,6 +118,9 @@ public final class Repositories {
         WHERE id = :id AND uid = :uid AND deletion_timestamp IS NULL""")
     long markTerminating(String id, String uid, Instant deletionTimestamp);
 
+    @Query("UPDATE pods SET object = :object WHERE id = :id AND uid = :uid")
+    long updateObject(String id, String uid, String object);
+
     @Query("DELETE FROM pods WHERE id = :id AND uid = :uid")
     long deleteByIdAndUid(String id, String uid);
   }

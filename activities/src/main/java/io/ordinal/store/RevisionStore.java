@@ -205,6 +205,11 @@ public class RevisionStore {
     return reverted;
   }
 
+  /** Deletes a revision through the API. */
+  public void delete(String namespace, String revisionName) {
+    revisions.deleteById(StatefulSetStore.id(namespace, revisionName));
+  }
+
   public Optional<ControllerRevisionRow> find(String namespace, String revisionName) {
     return revisions.findById(StatefulSetStore.id(namespace, revisionName));
   }

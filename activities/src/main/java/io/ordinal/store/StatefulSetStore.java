@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.micronaut.transaction.annotation.Transactional;
 import jakarta.inject.Singleton;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,6 +23,15 @@ public class StatefulSetStore {
   public StatefulSetStore(Repositories.StatefulSets sets, Repositories.ControllerRevisions revisions) {
     this.sets = sets;
     this.revisions = revisions;
+  }
+
+  /** On a set being deleted: its pods are left running, unowned, instead of being deleted. */
+  public static final String ORPHAN_FINALIZER = "orphan";
+
+  /** Whether a set being deleted leaves its pods behind. */
+  public static boolean orphansPods(StatefulSet set) {
+    return set.getMetadata().getDeletionTimestamp() != null && set.getMetadata().getFinalizers() != null
+        && set.getMetadata().getFinalizers().contains(ORPHAN_FINALIZER);
   }
 
   /** The row id of a namespaced object (set, pod, claim, revision, address): {@code <namespace>/<name>}. */
@@ -89,9 +99,19 @@ public class StatefulSetStore {
 
   /** Starts the deletion of a set: its controller removes the pods, then the set. */
   @Transactional
-  public StatefulSet markDeleting(String namespace, String name) {
-    if (!sets.existsById(id(namespace, name))) {
-      throw notFound(name);
+  public StatefulSet markDeleting(String namespace, String name, boolean orphan) {
+    StatefulSetRow row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
+    if (orphan && row.deletionTimestamp() == null) {
+      // Upstream's way to say "leave the pods": the orphan finalizer, until the set is removed.
+      StatefulSet set = KubeJson.read(row.object(), StatefulSet.class);
+      List<String> finalizers = new ArrayList<>(set.getMetadata().getFinalizers() == null ? List.of()
+          : set.getMetadata().getFinalizers());
+      if (!finalizers.contains(ORPHAN_FINALIZER)) {
+        finalizers.add(ORPHAN_FINALIZER);
+      }
+      set.getMetadata().setFinalizers(finalizers);
+      sets.updateIfVersion(row.id(), row.resourceVersion(), KubeJson.write(set), row.generation(),
+          row.resourceVersion(), null);
     }
     sets.markDeleting(id(namespace, name), Instant.now());
     return get(namespace, name).orElseThrow(() -> notFound(name));

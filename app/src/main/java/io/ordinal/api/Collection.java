@@ -138,7 +138,7 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
   }
 
   /** The objects the request's labelSelector and fieldSelector let through. */
-  Predicate<HasMetadata> selection(ListOptions options) {
+  public Predicate<HasMetadata> selection(ListOptions options) {
     Predicate<HasMetadata> selected = o -> true;
     try {
       if (options.labelSelector() != null && !options.labelSelector().isBlank()) {

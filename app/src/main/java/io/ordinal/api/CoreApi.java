@@ -17,6 +17,7 @@ import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
+import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Delete;
 import io.micronaut.http.annotation.Get;
@@ -24,6 +25,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodStore;
@@ -33,6 +35,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -82,13 +85,31 @@ public class CoreApi {
         .orElseThrow(() -> ApiException.notFound("pods", name)));
   }
 
-  @Delete(value = NS + "/pods/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Delete(value = NS + "/pods", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Delete the pods that labelSelector and fieldSelector select (deletecollection); their sets recreate them")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PodList.class)))
+  public HttpResponse<String> deletePods(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
+    var selected = podCollection.selection(ListOptions.of(request));
+    Deletion deletion = Deletion.of(request, body);
+    List<Pod> deleted = new ArrayList<>();
+    for (Pod pod : pods.list(namespace)) {
+      if (selected.test(pod)) {
+        deleted.add(deletion.dryRun() ? pod : podService.delete(namespace, pod.getMetadata().getName()));
+      }
+    }
+    return KubeCodec.ok(request, new PodListBuilder().withApiVersion("v1").withKind("PodList")
+        .withMetadata(new ListMeta()).withItems(deleted).build());
+  }
+
+  @Delete(value = NS + "/pods/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Delete a pod; its set recreates it with the same identity and storage")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
-  public HttpResponse<String> deletePod(HttpRequest<?> request, String namespace, String name) {
-    if (DryRun.requested(request)) {
-      return KubeCodec.ok(request, pods.find(namespace, name).map(PodStore::toObject)
-          .orElseThrow(() -> ApiException.notFound("pods", name)));
+  public HttpResponse<String> deletePod(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    Pod pod = pods.find(namespace, name).map(PodStore::toObject).orElseThrow(() -> ApiException.notFound("pods", name));
+    Deletion deletion = Deletion.of(request, body);
+    deletion.check(pod, "pods");
+    if (deletion.dryRun()) {
+      return KubeCodec.ok(request, pod);
     }
     return KubeCodec.ok(request, podService.delete(namespace, name));
   }

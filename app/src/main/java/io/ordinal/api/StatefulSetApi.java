@@ -23,6 +23,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.ordinal.api.statefulset.RolloutStatus;
+import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
 import io.ordinal.store.RevisionStore;
 import io.swagger.v3.oas.annotations.Operation;
@@ -106,11 +107,21 @@ public class StatefulSetApi {
         current -> Patches.apply(request, body, current, StatefulSet.class)));
   }
 
-  @Delete(value = SET, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Delete(value = SETS, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Delete the StatefulSets that labelSelector and fieldSelector select (deletecollection)")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSetList.class)))
+  public HttpResponse<String> deleteCollection(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
+    var selected = setCollection.selection(ListOptions.of(request));
+    return KubeCodec.ok(request, new StatefulSetListBuilder().withApiVersion("apps/v1").withKind("StatefulSetList")
+        .withMetadata(new ListMeta())
+        .withItems(service.deleteAll(namespace, selected, Deletion.of(request, body))).build());
+  }
+
+  @Delete(value = SET, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Delete a StatefulSet: its pods go highest ordinal first, its PVCs stay")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  public HttpResponse<String> delete(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, service.delete(namespace, name, DryRun.requested(request)));
+  public HttpResponse<String> delete(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    return KubeCodec.ok(request, service.delete(namespace, name, Deletion.of(request, body)));
   }
 
   @Get(value = SET + "/status", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -213,6 +224,20 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevisionList.class)))
   public HttpResponse<?> listRevisions(HttpRequest<?> request, String namespace) {
     return revisionCollection.serve(request, namespace, watches);
+  }
+
+  @Delete(value = "/namespaces/{namespace}/controllerrevisions/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Delete a ControllerRevision; the set makes its update revision again if it needs it")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevision.class)))
+  public HttpResponse<String> deleteRevision(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    ControllerRevision revision = revisions.get(namespace, name)
+        .orElseThrow(() -> ApiException.notFound("controllerrevisions.apps", name));
+    Deletion deletion = Deletion.of(request, body);
+    deletion.check(revision, "controllerrevisions.apps");
+    if (!deletion.dryRun()) {
+      service.deleteRevision(namespace, name);
+    }
+    return KubeCodec.ok(request, revision);
   }
 
   @Get(value = "/controllerrevisions", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

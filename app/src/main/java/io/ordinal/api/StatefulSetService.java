@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
@@ -13,6 +14,7 @@ import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.model.SetKey;
 import io.ordinal.store.KubeJson;
+import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.StoreException;
 import io.ordinal.temporal.SetSignals;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
@@ -44,9 +47,11 @@ public class StatefulSetService {
   private final StatefulSetStore store;
   private final SetSignals signals;
   private final DriverRegistry drivers;
+  private final RevisionStore revisions;
 
-  public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers) {
+  public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers, RevisionStore revisions) {
     this.store = store;
+    this.revisions = revisions;
     this.signals = signals;
     this.drivers = drivers;
   }
@@ -165,6 +170,32 @@ public class StatefulSetService {
     }
   }
 
+  /** Deletes a revision and wakes its set, whose controller makes its update revision again if needed. */
+  public void deleteRevision(String namespace, String name) {
+    revisions.find(namespace, name).ifPresent(row -> {
+      revisions.delete(namespace, name);
+      store.get(namespace, row.setName()).ifPresent(set -> signals.specChanged(key(set), set.getMetadata().getGeneration()));
+    });
+  }
+
+  /** DELETE on the collection: every set the selectors let through, each as a DELETE of its own. */
+  public List<StatefulSet> deleteAll(String namespace, Predicate<HasMetadata> selected,
+      Deletion options) {
+    List<StatefulSet> deleted = new ArrayList<>();
+    for (StatefulSet set : list(namespace)) {
+      if (selected.test(set)) {
+        try {
+          deleted.add(delete(set.getMetadata().getNamespace(), set.getMetadata().getName(), options));
+        } catch (ApiException e) {
+          if (e.code() != 404) {
+            throw e;
+          }
+        }
+      }
+    }
+    return deleted;
+  }
+
   /** A short random pause, so that writers that just collided do not collide again in lockstep. */
   private static void backOff(int attempt) {
     try {
@@ -208,11 +239,13 @@ public class StatefulSetService {
         set -> set.getMetadata().getResourceVersion(), patched -> replaceStatus(namespace, name, patched, dryRun));
   }
 
-  public StatefulSet delete(String namespace, String name, boolean dryRun) {
-    if (dryRun) {
-      return get(namespace, name);
+  public StatefulSet delete(String namespace, String name, Deletion options) {
+    StatefulSet current = get(namespace, name);
+    options.check(current, RESOURCE);
+    if (options.dryRun()) {
+      return current;
     }
-    StatefulSet deleting = mapStoreErrors(name, () -> store.markDeleting(namespace, name));
+    StatefulSet deleting = mapStoreErrors(name, () -> store.markDeleting(namespace, name, options.orphan()));
     signals.specChanged(key(deleting), deleting.getMetadata().getGeneration());
     return deleting;
   }

@@ -1,0 +1,51 @@
+package io.ordinal.api;
+
+import io.fabric8.kubernetes.api.model.DeleteOptions;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.micronaut.http.HttpRequest;
+import java.util.List;
+
+/**
+ * A DELETE's options ({@code metav1.DeleteOptions}), from the body kubectl sends or the query:
+ * propagationPolicy (Orphan leaves the pods running), preconditions, dryRun.
+ */
+public record Deletion(boolean orphan, boolean dryRun, String uid, String resourceVersion) {
+
+  public static Deletion of(HttpRequest<?> request, String body) {
+    DeleteOptions options = body == null || body.isBlank() ? new DeleteOptions()
+        : KubeCodec.read(request, body, DeleteOptions.class);
+    String policy = request.getParameters().get("propagationPolicy");
+    if (policy == null) {
+      policy = options.getPropagationPolicy();
+    }
+    if (policy != null && !List.of("Orphan", "Background", "Foreground").contains(policy)) {
+      throw ApiException.badRequest("propagationPolicy: Unsupported value: \"" + policy
+          + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"");
+    }
+    boolean orphan = "Orphan".equals(policy) || (policy == null && Boolean.TRUE.equals(options.getOrphanDependents()));
+    boolean dryRun = DryRun.requested(request);
+    if (options.getDryRun() != null && !options.getDryRun().isEmpty()) {
+      if (!options.getDryRun().equals(List.of("All"))) {
+        throw ApiException.badRequest("dryRun: Unsupported value: " + options.getDryRun() + ": supported values: \"All\"");
+      }
+      dryRun = true;
+    }
+    var preconditions = options.getPreconditions();
+    return new Deletion(orphan, dryRun, preconditions == null ? null : preconditions.getUid(),
+        preconditions == null ? null : preconditions.getResourceVersion());
+  }
+
+  /** 409 when the object is not the one the preconditions name. */
+  public void check(HasMetadata object, String resource) {
+    String name = object.getMetadata().getName();
+    if (uid != null && !uid.equals(object.getMetadata().getUid())) {
+      throw ApiException.of(409, "Conflict", "Operation cannot be fulfilled on " + resource + " \"" + name
+          + "\": Precondition failed: UID in precondition: " + uid + ", UID in object meta: " + object.getMetadata().getUid());
+    }
+    if (resourceVersion != null && !resourceVersion.equals(object.getMetadata().getResourceVersion())) {
+      throw ApiException.of(409, "Conflict", "Operation cannot be fulfilled on " + resource + " \"" + name
+          + "\": Precondition failed: ResourceVersion in precondition: " + resourceVersion
+          + ", ResourceVersion in object meta: " + object.getMetadata().getResourceVersion());
+    }
+  }
+}
