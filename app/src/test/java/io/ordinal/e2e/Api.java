@@ -38,6 +38,11 @@ final class Api {
     this.base = base;
   }
 
+  /** The service's URL, e.g. for a kubeconfig. */
+  String base() {
+    return base;
+  }
+
   Reply get(String path) {
     return send("GET", path, null, null, null);
   }

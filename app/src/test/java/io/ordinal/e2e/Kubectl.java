@@ -1,0 +1,105 @@
+package io.ordinal.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real kubectl binary against the service: a kubeconfig of its own (server = the service's URL,
+ * the test's namespace), run as a process. {@code ORDINAL_KUBECTL} overrides the binary.
+ */
+final class Kubectl {
+  static final String BINARY = System.getenv().getOrDefault("ORDINAL_KUBECTL", "kubectl");
+
+  record Result(int code, String out, String err) {
+    Result ok() {
+      if (code != 0) {
+        throw new AssertionError("kubectl exited " + code + "\nstdout: " + out + "\nstderr: " + err);
+      }
+      return this;
+    }
+  }
+
+  private final Path kubeconfig;
+  private final Path home;
+
+  Kubectl(String server, String namespace) {
+    try {
+      home = Files.createTempDirectory("kubectl-home");
+      kubeconfig = home.resolve("config");
+      Files.writeString(kubeconfig, """
+          apiVersion: v1
+          kind: Config
+          clusters:
+          - name: ordinal
+            cluster: {server: "%s"}
+          contexts:
+          - name: ordinal
+            context: {cluster: ordinal, user: tester, namespace: "%s"}
+          current-context: ordinal
+          users:
+          - name: tester
+            user: {}
+          """.formatted(server, namespace));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  Path kubeconfig() {
+    return kubeconfig;
+  }
+
+  Result run(String... args) {
+    return run(null, Map.of(), args);
+  }
+
+  /** Runs kubectl with {@code stdin} (or none) and extra environment; waits up to two minutes. */
+  Result run(String stdin, Map<String, String> env, String... args) {
+    List<String> command = new ArrayList<>(List.of(BINARY));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().put("KUBECONFIG", kubeconfig.toString());
+    // Discovery and OpenAPI caches of its own, so no test sees another server's.
+    builder.environment().put("KUBECACHEDIR", home.resolve("cache").toString());
+    builder.environment().put("HOME", home.toString());
+    builder.environment().putAll(env);
+    try {
+      Path out = Files.createTempFile(home, "out", ".txt");
+      Path err = Files.createTempFile(home, "err", ".txt");
+      Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+      try (var input = process.getOutputStream()) {
+        if (stdin != null) {
+          input.write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
+      }
+      if (!process.waitFor(2, TimeUnit.MINUTES)) {
+        process.destroyForcibly();
+        throw new AssertionError("kubectl " + String.join(" ", args) + " did not finish in 2 minutes");
+      }
+      return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Starts kubectl and leaves it running (for {@code get -w}); the caller destroys it. */
+  Process start(Path output, String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(BINARY));
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(output.toFile())
+        .redirectError(ProcessBuilder.Redirect.appendTo(output.toFile()));
+    builder.environment().put("KUBECONFIG", kubeconfig.toString());
+    builder.environment().put("KUBECACHEDIR", home.resolve("cache").toString());
+    builder.environment().put("HOME", home.toString());
+    return builder.start();
+  }
+}

@@ -1,0 +1,258 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.store.KubeJson;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The real kubectl binary drives Ordinal: every verb a StatefulSet user types, against the packaged service. */
+@E2eTest
+class KubectlIT {
+  static final Duration TIMEOUT = Duration.ofSeconds(90);
+  static Api api;
+
+  @Test
+  void discoveryListsTheResourcesWithTheirShortNames(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    String resources = kubectl.run("api-resources").ok().out();
+    assertTrue(resources.matches("(?s).*statefulsets\\s+sts\\s+apps/v1\\s+true\\s+StatefulSet.*"), resources);
+    assertTrue(resources.matches("(?s).*pods\\s+po\\s+v1\\s+true\\s+Pod.*"), resources);
+    assertTrue(resources.matches("(?s).*persistentvolumeclaims\\s+pvc\\s+v1.*"), resources);
+    assertTrue(resources.matches("(?s).*events\\s+ev\\s+v1.*"), resources);
+    assertTrue(kubectl.run("version").ok().out().contains("Server Version: v1.32"));
+  }
+
+  @Test
+  void applyCreatesThenUpdatesAndRemovesWhatTheManifestNoLongerHas(@Namespace String ns) throws IOException {
+    Kubectl kubectl = kubectl(ns);
+    ObjectNode set = Manifests.web("web", 1, 0, Map.of("A", "1", "B", "2"));
+    ((ObjectNode) set.get("metadata")).putObject("labels").put("app", "web").put("tier", "front");
+    assertTrue(kubectl.run(yaml(set), Map.of(), "apply", "-f", "-").ok().out().contains("statefulset.apps/web created"));
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).put("image", "nginx:1.26").putArray("env")
+        .addObject().put("name", "A").put("value", "1");
+    ((ObjectNode) set.at("/metadata/labels")).remove("tier");
+    assertTrue(kubectl.run(yaml(set), Map.of(), "apply", "-f", "-").ok().out().contains("statefulset.apps/web configured"));
+
+    JsonNode stored = api.get(Paths.set(ns, "web")).json();
+    assertEquals("nginx:1.26", stored.at("/spec/template/spec/containers/0/image").asText());
+    assertEquals(1, stored.at("/spec/template/spec/containers/0/env").size(), stored.toString());
+    assertTrue(stored.at("/metadata/labels/tier").isMissingNode(), "the label removed from the manifest is gone");
+    assertTrue(stored.at("/metadata/annotations").has("kubectl.kubernetes.io/last-applied-configuration"));
+    assertTrue(kubectl.run(yaml(set), Map.of(), "apply", "-f", "-").ok().out().contains("statefulset.apps/web unchanged"));
+  }
+
+  @Test
+  void getPrintsUpstreamColumnsAndEveryOutputFormat(@Namespace String ns) throws IOException {
+    Kubectl kubectl = kubectl(ns);
+    api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    assertTrue(kubectl.run("get", "sts").ok().out().matches("(?s)NAME\\s+READY\\s+AGE\\s*\nweb\\s+2/2\\s+\\S+\\s*\n"));
+    assertTrue(kubectl.run("get", "sts", "-o", "wide").ok().out()
+        .matches("(?s)NAME\\s+READY\\s+AGE\\s+CONTAINERS\\s+IMAGES\\s*\nweb\\s+2/2\\s+\\S+\\s+nginx\\s+\\S+\\s*\n"));
+    String pods = kubectl.run("get", "pods").ok().out();
+    assertTrue(pods.matches("(?s)NAME\\s+READY\\s+STATUS\\s+RESTARTS\\s+AGE\\s*\nweb-0\\s+1/1\\s+Running\\s+0\\s+\\S+\\s*\nweb-1\\s+1/1\\s+Running.*"), pods);
+    assertTrue(kubectl.run("get", "pods", "-o", "wide").ok().out().contains("IP"));
+    assertEquals("web-0 web-1", kubectl.run("get", "pods", "-o", "jsonpath={.items[*].metadata.name}").ok().out());
+    assertEquals("StatefulSet", json(kubectl.run("get", "sts", "web", "-o", "json").ok().out()).path("kind").asText());
+    assertTrue(kubectl.run("get", "sts", "web", "-o", "yaml").ok().out().contains("kind: StatefulSet"));
+    assertTrue(kubectl.run("get", "pvc,controllerrevisions,events").ok().out().contains("www-web-0"));
+    String all = kubectl.run("get", "pods", "-A").ok().out();
+    assertTrue(all.startsWith("NAMESPACE") && all.contains(ns), all);
+  }
+
+  @Test
+  void labelSelectorOnEveryVerbTouchesOnlyTheMatchingSets(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    api.createSet(ns, Manifests.web("alpha", 1, 0, Map.of()));
+    api.createSet(ns, Manifests.web("beta", 1, 0, Map.of()));
+    // Each set's metadata carries its app label through the manifest's selector labels.
+    kubectl.run("label", "sts", "alpha", "team=a").ok();
+    kubectl.run("label", "sts", "beta", "team=b").ok();
+    assertEquals("alpha", kubectl.run("get", "sts", "-l", "team=a", "-o", "name").ok().out().trim().replace("statefulset.apps/", ""));
+    kubectl.run("scale", "sts", "-l", "team=a", "--replicas=2").ok();
+    assertEquals(2, api.get(Paths.set(ns, "alpha")).json().at("/spec/replicas").asInt());
+    assertEquals(1, api.get(Paths.set(ns, "beta")).json().at("/spec/replicas").asInt());
+    kubectl.run("delete", "sts", "-l", "team=a", "--wait=true").ok();
+    assertEquals(404, api.get(Paths.set(ns, "alpha")).code());
+    assertEquals(200, api.get(Paths.set(ns, "beta")).code());
+    Kubectl.Result bad = kubectl.run("get", "sts", "-l", "a in (x,,");
+    assertFalse(bad.code() == 0, "a broken selector is an error, not a match");
+  }
+
+  @Test
+  void serverSideDryRunChangesNothing(@Namespace String ns) throws IOException {
+    Kubectl kubectl = kubectl(ns);
+    ObjectNode set = Manifests.web("web", 1, 0, Map.of());
+    assertTrue(kubectl.run(yaml(set), Map.of(), "apply", "--dry-run=server", "-f", "-").ok().out().contains("(server dry run)"));
+    assertEquals(404, api.get(Paths.set(ns, "web")).code());
+    api.createSet(ns, set);
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    JsonNode before = api.get(Paths.set(ns, "web")).json();
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).put("image", "nginx:dry");
+    kubectl.run(yaml(set), Map.of(), "apply", "--dry-run=server", "-f", "-").ok();
+    kubectl.run("scale", "sts", "web", "--replicas=4", "--dry-run=server").ok();
+    kubectl.run("patch", "sts", "web", "--dry-run=server", "-p", "{\"spec\":{\"replicas\":3}}").ok();
+    kubectl.run("delete", "sts", "web", "--dry-run=server").ok();
+    kubectl.run("delete", "pod", "web-0", "--dry-run=server").ok();
+    JsonNode after = api.get(Paths.set(ns, "web")).json();
+    assertEquals(before.at("/metadata/resourceVersion"), after.at("/metadata/resourceVersion"));
+    assertEquals(before.at("/metadata/generation"), after.at("/metadata/generation"));
+    assertEquals(before.at("/metadata/uid"), after.at("/metadata/uid"));
+    assertTrue(api.get(Paths.core(ns, "pods/web-0")).json().at("/metadata/deletionTimestamp").isMissingNode());
+  }
+
+  @Test
+  void scaleRolloutStatusHistoryRestartAndUndo(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
+    kubectl.run("scale", "sts/web", "--replicas=3").ok();
+    assertTrue(kubectl.run("rollout", "status", "sts/web", "--timeout=90s").ok().out().contains("roll out complete"));
+    api.awaitConverged(ns, "web", 3, TIMEOUT);
+    String oldImage = api.get(Paths.set(ns, "web")).json().at("/spec/template/spec/containers/0/image").asText();
+
+    kubectl.run("set", "image", "sts/web", "nginx=nginx:1.26").ok();
+    kubectl.run("rollout", "status", "sts/web", "--timeout=90s").ok();
+    api.awaitConverged(ns, "web", 3, TIMEOUT);
+    String history = kubectl.run("rollout", "history", "sts/web").ok().out();
+    assertTrue(history.matches("(?s).*REVISION\\s+CHANGE-CAUSE\\s*\n1\\s+<none>\\s*\n2\\s+<none>.*"), history);
+    assertTrue(kubectl.run("rollout", "history", "sts/web", "--revision=1").ok().out().contains(oldImage));
+
+    kubectl.run("rollout", "undo", "sts/web", "--to-revision=1").ok();
+    kubectl.run("rollout", "status", "sts/web", "--timeout=90s").ok();
+    assertEquals(oldImage, api.get(Paths.set(ns, "web")).json().at("/spec/template/spec/containers/0/image").asText());
+
+    kubectl.run("rollout", "restart", "sts/web").ok();
+    assertTrue(api.get(Paths.set(ns, "web")).json().at("/spec/template/metadata/annotations")
+        .has("kubectl.kubernetes.io/restartedAt"));
+    kubectl.run("rollout", "status", "sts/web", "--timeout=90s").ok();
+  }
+
+  @Test
+  void editAndPatchOfEveryType(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of("KEEP", "yes")));
+    // A non-interactive editor: kubectl writes the object to a file and sends what the editor left.
+    kubectl.run(null, Map.of("KUBE_EDITOR", "sed -i -e s/replicas:\\ 1/replicas:\\ 2/"), "edit", "sts/web").ok();
+    assertEquals(2, api.get(Paths.set(ns, "web")).json().at("/spec/replicas").asInt());
+    // Strategic: the container is found by its name; its env stays.
+    kubectl.run("patch", "sts", "web", "-p",
+        "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"nginx\",\"image\":\"nginx:strategic\"}]}}}}").ok();
+    JsonNode container = api.get(Paths.set(ns, "web")).json().at("/spec/template/spec/containers/0");
+    assertEquals("nginx:strategic", container.path("image").asText());
+    assertEquals("KEEP", container.at("/env/0/name").asText());
+    kubectl.run("patch", "sts", "web", "--type=merge", "-p", "{\"spec\":{\"replicas\":3}}").ok();
+    kubectl.run("patch", "sts", "web", "--type=json", "-p", "[{\"op\":\"replace\",\"path\":\"/spec/replicas\",\"value\":1}]").ok();
+    assertEquals(1, api.get(Paths.set(ns, "web")).json().at("/spec/replicas").asInt());
+    kubectl.run("patch", "sts", "web", "-p", "{\"spec\":{\"updateStrategy\":{\"rollingUpdate\":{\"paused\":true}}}}").ok();
+  }
+
+  @Test
+  void deleteWithCascadeOrphanLeavesThePodsRunning(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    kubectl.run("delete", "sts", "web", "--cascade=orphan").ok();
+    api.await(Paths.set(ns, "web"), TIMEOUT, reply -> reply.code() == 404);
+    JsonNode pods = api.get(Paths.core(ns, "pods")).json().path("items");
+    assertEquals(2, pods.size());
+    pods.forEach(pod -> assertTrue(pod.at("/metadata/deletionTimestamp").isMissingNode()));
+    pods.forEach(pod -> assertTrue(pod.at("/metadata/ownerReferences").isMissingNode(), pod.toString()));
+    // A set created again under the name takes its pods back, as upstream adopts orphans.
+    api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    assertEquals(pods.get(0).at("/metadata/uid"), api.get(Paths.core(ns, "pods/web-0")).json().at("/metadata/uid"));
+    kubectl.run("delete", "sts", "web", "--wait=true").ok();
+    assertEquals(0, api.get(Paths.core(ns, "pods")).json().path("items").size());
+  }
+
+  @Test
+  void getWatchPrintsEachChangeAsItHappens(@Namespace String ns) throws Exception {
+    Kubectl kubectl = kubectl(ns);
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    Path output = Files.createTempFile("watch", ".txt");
+    Process watch = kubectl.start(output, "get", "pods", "-w");
+    try {
+      awaitText(output, "web-0");
+      api.patchSet(ns, "web", "{\"spec\":{\"replicas\":2}}");
+      awaitText(output, "web-1");
+      kubectl.run("delete", "pod", "web-0", "--wait=false").ok();
+      awaitText(output, "Terminating");
+    } finally {
+      watch.destroy();
+    }
+  }
+
+  @Test
+  void waitDescribeAndEventsWithFieldSelectors(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
+    kubectl.run("wait", "--for=condition=Ready", "pod/web-1", "--timeout=90s").ok();
+    kubectl.run("wait", "--for=jsonpath={.status.readyReplicas}=2", "sts/web", "--timeout=90s").ok();
+    String described = kubectl.run("describe", "sts", "web").ok().out();
+    assertTrue(described.contains("create Pod web-1 in StatefulSet web successful"), described);
+    String events = kubectl.run("get", "events", "--field-selector", "involvedObject.kind=StatefulSet,reason=SuccessfulCreate",
+        "-o", "jsonpath={.items[*].reason}").ok().out();
+    assertFalse(events.isBlank());
+    assertTrue(List.of(events.split(" ")).stream().allMatch("SuccessfulCreate"::equals), events);
+    assertEquals("web-0", kubectl.run("get", "pods", "--field-selector", "metadata.name=web-0", "-o", "name").ok().out()
+        .trim().replace("pod/", ""));
+  }
+
+  @Test
+  void theOrdinalPluginPausesResumesUndoesAndShowsProgress(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    Map<String, String> withPlugin = Map.of("PATH",
+        Path.of("..", "deploy", "kubectl").toAbsolutePath().normalize() + ":" + System.getenv("PATH"));
+    api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    String oldImage = api.get(Paths.set(ns, "web")).json().at("/spec/template/spec/containers/0/image").asText();
+    kubectl.run(null, withPlugin, "ordinal", "pause", "statefulset/web").ok();
+    assertTrue(api.get(Paths.set(ns, "web")).json().at("/spec/updateStrategy/rollingUpdate/paused").asBoolean());
+    String status = kubectl.run(null, withPlugin, "ordinal", "status", "statefulset/web").ok().out();
+    assertTrue(status.startsWith("Paused:") && status.contains("web-1") && status.contains("OrdinalStatefulSet"), status);
+    kubectl.run(null, withPlugin, "ordinal", "resume", "statefulset/web").ok();
+    assertFalse(api.get(Paths.set(ns, "web")).json().at("/spec/updateStrategy/rollingUpdate/paused").asBoolean());
+    api.setImage(ns, "web", "nginx:2");
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    String history = kubectl.run(null, withPlugin, "ordinal", "history", "statefulset/web").ok().out();
+    assertTrue(history.lines().filter(l -> l.matches("^[12]\\s+web-.*OrdinalRevision.*")).count() == 2, history);
+    kubectl.run(null, withPlugin, "ordinal", "undo", "statefulset/web", "--to-revision=1").ok();
+    assertEquals(oldImage, api.get(Paths.set(ns, "web")).json().at("/spec/template/spec/containers/0/image").asText());
+  }
+
+  private static Kubectl kubectl(String namespace) {
+    return new Kubectl(api.base(), namespace);
+  }
+
+  private static String yaml(JsonNode object) throws IOException {
+    return KubeJson.YAML.writeValueAsString(object);
+  }
+
+  private static void awaitText(Path file, String text) throws IOException, InterruptedException {
+    Instant deadline = Instant.now().plus(TIMEOUT);
+    while (!Files.readString(file).contains(text)) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("\"" + text + "\" never appeared in:\n" + Files.readString(file));
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  private static JsonNode json(String text) throws IOException {
+    return KubeJson.JSON.readTree(text);
+  }
+}
