@@ -124,6 +124,9 @@ class WatchIT {
     int read = 0;
     String line;
     while (read < limit && (line = reader.readLine()) != null) {
+      if (line.isBlank()) {
+        continue; // whitespace between events
+      }
       JsonNode event = KubeJson.JSON.readTree(line);
       assertTrue(List.of("ADDED", "MODIFIED", "DELETED").contains(event.path("type").asText()), line);
       into.add(new Seen(event.path("type").asText(), event.at("/object/metadata/name").asText(),

@@ -60,6 +60,9 @@ class WatchLatencyBenchmarkIT {
           String line;
           while ((line = reader.readLine()) != null) {
             long now = System.nanoTime();
+            if (line.isBlank()) {
+              continue;
+            }
             JsonNode event = KubeJson.JSON.readTree(line);
             if (!event.at("/object/metadata/deletionTimestamp").isMissingNode()) {
               seen.putIfAbsent(event.at("/object/metadata/uid").asText(), now);

@@ -19,6 +19,10 @@ final class StreamBody extends InputStream {
   private boolean ended;
 
   StreamBody(Flux<byte[]> source) {
+    // The server sends the status line and headers with the first chunk it reads; a watch may have
+    // no event for minutes, and clients wait for the headers. A newline is whitespace between JSON
+    // values to every JSON stream decoder, so the stream starts with one.
+    chunks.add(new byte[] {'\n'});
     subscription = source.subscribe(chunks::add, error -> chunks.add(END), () -> chunks.add(END));
   }
 
