@@ -45,7 +45,7 @@ public class ErrorHandlers {
   public HttpResponse<String> unsupportedMediaType(HttpRequest<?> request) {
     String type = request.getContentType().map(Object::toString).orElse(null);
     List<String> accepted = request.getMethodName().equals("PATCH")
-        ? List.of(KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH) : KubeCodec.BODY_TYPES;
+        ? KubeCodec.PATCH_TYPES : KubeCodec.BODY_TYPES;
     return KubeCodec.respond(request, 415, ApiException.unsupportedMediaType(type, accepted).status());
   }
 

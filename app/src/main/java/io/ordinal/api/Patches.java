@@ -9,7 +9,6 @@ import jakarta.json.JsonReader;
 import jakarta.json.JsonStructure;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
-import java.util.List;
 
 /** PATCH bodies: JSON Merge Patch (RFC 7386) and JSON Patch (RFC 6902), applied with JSON-P. */
 final class Patches {
@@ -30,8 +29,7 @@ final class Patches {
           }
           yield Json.createPatch(array).apply((JsonStructure) target);
         }
-        default -> throw ApiException.unsupportedMediaType(mediaType,
-            List.of(KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH));
+        default -> throw ApiException.unsupportedMediaType(mediaType, KubeCodec.PATCH_TYPES);
       };
     } catch (JsonException | ClassCastException | IllegalArgumentException e) {
       throw ApiException.badRequest("the patch could not be applied: " + e.getMessage());
