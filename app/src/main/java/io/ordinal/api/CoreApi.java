@@ -48,6 +48,7 @@ public class CoreApi {
 
   private final PodStore pods;
   private final PodService podService;
+  private final EventRecorder events;
   private final Watches watches;
   private final Collection<Pod> podCollection;
   private final Collection<PersistentVolumeClaim> claimCollection;
@@ -56,6 +57,7 @@ public class CoreApi {
   public CoreApi(PodStore pods, EventRecorder events, PodService podService, Watches watches) {
     this.pods = pods;
     this.podService = podService;
+    this.events = events;
     this.watches = watches;
     this.podCollection = new Collection<>("pods", Pod.class, "v1", "Pod", pods::list);
     this.claimCollection = new Collection<>("persistent_volume_claims", PersistentVolumeClaim.class, "v1",
@@ -161,6 +163,14 @@ public class CoreApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = EventList.class)))
   public HttpResponse<?> listEvents(HttpRequest<?> request, String namespace) {
     return eventCollection.serve(request, namespace, watches);
+  }
+
+  @Get(value = NS + "/events/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Read an event")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Event.class)))
+  public HttpResponse<String> getEvent(HttpRequest<?> request, String namespace, String name) {
+    return eventCollection.one(request, events.list(namespace).stream().filter(e -> e.getMetadata().getName().equals(name))
+        .findFirst().orElseThrow(() -> ApiException.notFound("events", name)));
   }
 
   @Get(value = "/events", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

@@ -21,8 +21,13 @@ public final class KubeCodec {
   public static final String MERGE_PATCH = "application/merge-patch+json";
   public static final String JSON_PATCH = "application/json-patch+json";
   public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
-  static final List<String> PATCH_TYPES = List.of(STRATEGIC_MERGE_PATCH, MERGE_PATCH, JSON_PATCH);
   static final List<String> BODY_TYPES = List.of(MediaType.APPLICATION_JSON, YAML);
+  /**
+   * The patch types PATCH takes (keep the {@code @Patch} consumes in step). The OpenAPI documents list
+   * them: kubectl apply computes its patch from the document only once this holds
+   * {@code application/strategic-merge-patch+json}.
+   */
+  public static final List<String> PATCH_TYPES = List.of(STRATEGIC_MERGE_PATCH, MERGE_PATCH, JSON_PATCH);
   /** Request attribute: warnings for the response's Warning headers. */
   private static final String WARNINGS = "ordinal.warnings";
   private static final int MAX_WARNINGS = 32;

@@ -12,7 +12,6 @@ import jakarta.json.JsonReader;
 import jakarta.json.JsonStructure;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
-import java.util.List;
 
 /**
  * PATCH bodies: JSON Merge Patch (RFC 7386) and JSON Patch (RFC 6902), applied with JSON-P, and

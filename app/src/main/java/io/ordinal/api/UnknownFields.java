@@ -18,9 +18,9 @@ import java.util.Set;
  * type's Jackson properties. Kubernetes drops them (and warns, or refuses under
  * {@code fieldValidation=Strict}); fabric8's model would otherwise keep them as additional properties.
  */
-final class UnknownFields {
-  /** Fields Ordinal adds to the upstream types. */
-  private static final Set<String> EXTENSIONS = Set.of("spec.updateStrategy.rollingUpdate.paused");
+public final class UnknownFields {
+  /** Fields Ordinal adds to the upstream types (the OpenAPI documents describe them too). */
+  public static final Set<String> EXTENSIONS = Set.of("spec.updateStrategy.rollingUpdate.paused");
   private static final String MODEL_PACKAGE = "io.fabric8.kubernetes.api.model";
 
   private UnknownFields() {}

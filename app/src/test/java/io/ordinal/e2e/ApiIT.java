@@ -192,6 +192,28 @@ class ApiIT {
     assertTrue(doc.at("/paths").has("/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}"));
   }
 
+  @Test
+  void kubernetesOpenApiDocumentsAreServedAsKubectlFetchesThem() {
+    JsonNode index = api.get("/openapi/v3").json();
+    String url = index.at("/paths/apis~1apps~1v1/serverRelativeURL").asText();
+    assertTrue(url.startsWith("/openapi/v3/apis/apps/v1?hash="), index.toString());
+
+    Api.Reply apps = api.get(url, "application/json");
+    assertEquals(200, apps.code());
+    assertEquals("public, immutable", apps.headers().firstValue("Cache-Control").orElse(""));
+    assertTrue(apps.json().at("/components/schemas").has("io.k8s.api.apps.v1.StatefulSet"));
+    String etag = apps.headers().firstValue("ETag").orElseThrow();
+    assertEquals(304, api.send("GET", url, null, null, "application/json", "If-None-Match", etag).code());
+    // An index cached before an upgrade names an old hash: the client is sent to the current one.
+    Api.Reply stale = api.get("/openapi/v3/apis/apps/v1?hash=0");
+    assertEquals(301, stale.code());
+    assertEquals(url, stale.headers().firstValue("Location").orElse(""));
+
+    assertEquals("2.0", api.get("/openapi/v2").json().get("swagger").asText());
+    // client-go asks v2 in protobuf only; 406 lets it fall back instead of misreading JSON.
+    assertStatus(406, "NotAcceptable", api.get("/openapi/v2", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"));
+  }
+
   static void assertStatus(int code, String reason, Api.Reply reply) {
     assertEquals(code, reply.code(), reply.body());
     JsonNode status = reply.json();

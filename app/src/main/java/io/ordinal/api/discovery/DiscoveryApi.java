@@ -35,7 +35,7 @@ public class DiscoveryApi {
     Map<String, Object> info = new LinkedHashMap<>();
     info.put("major", KUBE_MAJOR);
     info.put("minor", KUBE_MINOR);
-    info.put("gitVersion", "v" + KUBE_MAJOR + "." + KUBE_MINOR + ".0+ordinal-" + implementationVersion());
+    info.put("gitVersion", gitVersion());
     info.put("gitCommit", "");
     info.put("gitTreeState", "");
     info.put("buildDate", "");
@@ -213,6 +213,11 @@ public class DiscoveryApi {
 
   private static HttpResponse<String> json(Object body) {
     return HttpResponse.ok(KubeJson.write(body)).contentType(MediaType.APPLICATION_JSON);
+  }
+
+  /** The version {@code /version} reports, as the API server writes it: {@code v1.32.0+ordinal-0.1.0}. */
+  public static String gitVersion() {
+    return "v" + KUBE_MAJOR + "." + KUBE_MINOR + ".0+ordinal-" + implementationVersion();
   }
 
   private static String implementationVersion() {
