@@ -2,6 +2,10 @@ package io.ordinal.api;
 
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.NamespaceList;
+import io.fabric8.kubernetes.api.model.NamespaceListBuilder;
 import io.fabric8.kubernetes.api.model.EventList;
 import io.fabric8.kubernetes.api.model.EventListBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -25,10 +29,12 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodStore;
+import io.ordinal.store.StatefulSetStore;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -37,6 +43,8 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.Map;
 
 /** {@code /api/v1}: the pods, PVCs and events of sets. */
@@ -49,12 +57,14 @@ public class CoreApi {
   private final PodStore pods;
   private final PodService podService;
   private final EventRecorder events;
+  private final StatefulSetStore sets;
   private final Watches watches;
   private final Collection<Pod> podCollection;
   private final Collection<PersistentVolumeClaim> claimCollection;
   private final Collection<Event> eventCollection;
 
-  public CoreApi(PodStore pods, EventRecorder events, PodService podService, Watches watches) {
+  public CoreApi(PodStore pods, EventRecorder events, PodService podService, Watches watches, StatefulSetStore sets) {
+    this.sets = sets;
     this.pods = pods;
     this.podService = podService;
     this.events = events;
@@ -63,6 +73,36 @@ public class CoreApi {
     this.claimCollection = new Collection<>("persistent_volume_claims", PersistentVolumeClaim.class, "v1",
         "PersistentVolumeClaim", pods::listClaims);
     this.eventCollection = new Collection<>("events", Event.class, "v1", "Event", events::list);
+  }
+
+  @Get(value = "/namespaces", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "List the namespaces that hold a set, pod, claim or event (and default)")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = NamespaceList.class)))
+  public HttpResponse<String> listNamespaces(HttpRequest<?> request) {
+    SortedSet<String> names = new TreeSet<>(List.of("default"));
+    pods.list(null).forEach(p -> names.add(p.getMetadata().getNamespace()));
+    pods.listClaims(null).forEach(c -> names.add(c.getMetadata().getNamespace()));
+    events.list(null).forEach(e -> names.add(e.getMetadata().getNamespace()));
+    sets.list(null).forEach(s -> names.add(s.getMetadata().getNamespace()));
+    return KubeCodec.ok(request, new NamespaceListBuilder().withApiVersion("v1").withKind("NamespaceList")
+        .withMetadata(new ListMeta()).withItems(names.stream().map(CoreApi::namespace).toList()).build());
+  }
+
+  @Get(value = "/namespaces/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Read a namespace: every valid name is one (namespaces are implicit here)")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
+  public HttpResponse<String> getNamespace(HttpRequest<?> request, String name) {
+    if (!StatefulSetValidation.validateNamespace(name).isEmpty()) {
+      throw ApiException.notFound("namespaces", name);
+    }
+    return KubeCodec.ok(request, namespace(name));
+  }
+
+  private static Namespace namespace(String name) {
+    return new NamespaceBuilder().withApiVersion("v1").withKind("Namespace")
+        .withNewMetadata().withName(name).addToLabels("kubernetes.io/metadata.name", name).endMetadata()
+        .withNewSpec().withFinalizers("kubernetes").endSpec()
+        .withNewStatus().withPhase("Active").endStatus().build();
   }
 
   @Get(value = NS + "/pods", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

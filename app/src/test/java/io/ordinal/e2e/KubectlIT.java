@@ -26,6 +26,7 @@ class KubectlIT {
   void discoveryListsTheResourcesWithTheirShortNames(@Namespace String ns) {
     Kubectl kubectl = kubectl(ns);
     String resources = kubectl.run("api-resources").ok().out();
+    assertTrue(resources.matches("(?s).*namespaces\\s+ns\\s+v1\\s+false\\s+Namespace.*"), resources);
     assertTrue(resources.matches("(?s).*statefulsets\\s+sts\\s+apps/v1\\s+true\\s+StatefulSet.*"), resources);
     assertTrue(resources.matches("(?s).*pods\\s+po\\s+v1\\s+true\\s+Pod.*"), resources);
     assertTrue(resources.matches("(?s).*persistentvolumeclaims\\s+pvc\\s+v1.*"), resources);
@@ -200,6 +201,7 @@ class KubectlIT {
   void waitDescribeAndEventsWithFieldSelectors(@Namespace String ns) {
     Kubectl kubectl = kubectl(ns);
     api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
+    kubectl.run("wait", "--for=create", "pod/web-1", "--timeout=90s").ok();
     kubectl.run("wait", "--for=condition=Ready", "pod/web-1", "--timeout=90s").ok();
     kubectl.run("wait", "--for=jsonpath={.status.readyReplicas}=2", "sts/web", "--timeout=90s").ok();
     String described = kubectl.run("describe", "sts", "web").ok().out();
@@ -223,7 +225,7 @@ class KubectlIT {
     kubectl.run(null, withPlugin, "ordinal", "pause", "statefulset/web").ok();
     assertTrue(api.get(Paths.set(ns, "web")).json().at("/spec/updateStrategy/rollingUpdate/paused").asBoolean());
     String status = kubectl.run(null, withPlugin, "ordinal", "status", "statefulset/web").ok().out();
-    assertTrue(status.startsWith("Paused:") && status.contains("web-1") && status.contains("OrdinalStatefulSet"), status);
+    assertTrue(status.contains("ready 2") && status.contains("web-1") && status.contains("OrdinalStatefulSet"), status);
     kubectl.run(null, withPlugin, "ordinal", "resume", "statefulset/web").ok();
     assertFalse(api.get(Paths.set(ns, "web")).json().at("/spec/updateStrategy/rollingUpdate/paused").asBoolean());
     api.setImage(ns, "web", "nginx:2");

@@ -38,6 +38,9 @@ public final class ApiResources {
           READ, List.of("pvc"), List.of(), List.of()),
       new Resource("", "v1", "events", "event", "Event", true, READ, List.of("ev"), List.of(), List.of()),
       new Resource("", "v1", "endpoints", "endpoints", "Endpoints", true, List.of("get"), List.of("ep"),
+          List.of(), List.of()),
+      // Implicit: a namespace exists for every valid name; listed are those that hold something.
+      new Resource("", "v1", "namespaces", "namespace", "Namespace", false, List.of("get", "list"), List.of("ns"),
           List.of(), List.of())));
 
   public static final Group APPS = new Group("apps", "v1", List.of(
