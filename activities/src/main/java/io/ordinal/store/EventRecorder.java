@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import jakarta.inject.Singleton;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.UUID;
 
@@ -12,6 +14,10 @@ import java.util.UUID;
 public class EventRecorder {
   public static final String NORMAL = "Normal";
   public static final String WARNING = "Warning";
+
+  /** eventTime is a MicroTime: clients parse exactly six fractional digits (and drop the event otherwise). */
+  private static final DateTimeFormatter MICRO_TIME =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
   private final Repositories.Events events;
   private final Repositories.StatefulSets sets;
@@ -54,7 +60,7 @@ public class EventRecorder {
         .withCount(1)
         .withFirstTimestamp(time)
         .withLastTimestamp(time)
-        .withNewEventTime(time)
+        .withNewEventTime(MICRO_TIME.format(row.eventTime()))
         .withNewSource().withComponent("statefulset-controller").endSource()
         .withReportingComponent("ordinal")
         .build();
