@@ -5,8 +5,8 @@ import io.micronaut.http.MediaType;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.ordinal.api.ApiException;
 import io.ordinal.store.KubeJson;
-import io.ordinal.store.WatchLog;
 import io.ordinal.store.WatchLog.Change;
+import io.ordinal.store.WatchLog;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -19,12 +19,12 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import reactor.core.publisher.BufferOverflowStrategy;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.FluxSink;
 import reactor.core.scheduler.Schedulers;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code ?watch=true}: a stream of {@code WatchEvent}s (one JSON object a line) for one resource,
