@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -207,6 +208,11 @@ public class Watches {
     }
 
     private void send(String type, HasMetadata object) {
+      if (target.encoder() == AS_OBJECTS) {
+        // Every watcher of the object sends the same JSON: written once, not once per watcher.
+        emitJson(type, objectJson(object));
+        return;
+      }
       Object encoded = target.encoder().encode(object, first);
       first = false;
       emit(type, encoded);
@@ -227,12 +233,32 @@ public class Watches {
       emit("BOOKMARK", object);
     }
 
+    private void emitJson(String type, String objectJson) {
+      sink.next(("{\"type\":\"" + type + "\",\"object\":" + objectJson + "}\n").getBytes(StandardCharsets.UTF_8));
+    }
+
     private void emit(String type, Object object) {
       Map<String, Object> event = new LinkedHashMap<>();
       event.put("type", type);
       event.put("object", object);
       sink.next((KubeJson.write(event) + "\n").getBytes(StandardCharsets.UTF_8));
     }
+  }
+
+  /**
+   * The JSON of recently sent objects, by resourceVersion (one counter for all objects, so it names
+   * one state of one object): a change watched by many is written once, not once per watcher.
+   */
+  private final Map<String, String> recentJson = Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      return size() > 4096;
+    }
+  });
+
+  private String objectJson(HasMetadata object) {
+    String version = object.getMetadata().getResourceVersion();
+    return version == null ? KubeJson.write(object) : recentJson.computeIfAbsent(version, v -> KubeJson.write(object));
   }
 
   private static String key(HasMetadata object) {
