@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 
 /** Kubernetes Events, stored in PostgreSQL. */
@@ -32,6 +33,10 @@ public class EventRecorder {
     String eventName = name + "." + Long.toHexString(now.toEpochMilli()) + UUID.randomUUID().toString().substring(0, 4);
     events.save(new EventRow(null, namespace, eventName, UUID.randomUUID().toString(), kind, name, uid,
         reason, message, type, now, sets.nextResourceVersion()));
+  }
+
+  public Optional<Event> find(String namespace, String name) {
+    return events.findByNamespaceAndName(namespace, name).map(EventRecorder::toObject);
   }
 
   /** The events of a namespace, or of all namespaces ({@code null}), oldest first. */

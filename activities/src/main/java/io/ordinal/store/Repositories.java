@@ -146,6 +146,8 @@ public final class Repositories {
   public interface Events extends CrudRepository<EventRow, Long> {
     List<EventRow> findByNamespaceOrderById(String namespace);
 
+    Optional<EventRow> findByNamespaceAndName(String namespace, String name);
+
     List<EventRow> listOrderById();
   }
 }

@@ -51,29 +51,24 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
           () -> lister.apply(namespace), encoder);
       return HttpResponse.ok(watches.watchBody(target, options));
     }
-    if ("Exact".equals(options.resourceVersionMatch()) && !options.resourceVersion().equals("0")) {
-      String current = watches.listVersion();
-      if (!current.equals(options.resourceVersion())) {
-        // Older states are not kept (only their changes, for watches).
-        throw ApiException.of(410, "Expired", "too old resource version: " + options.resourceVersion() + " (" + current + ")");
-      }
-    }
     String listVersion = watches.listVersion();
+    if ("Exact".equals(options.resourceVersionMatch()) && !options.resourceVersion().equals("0")
+        && !listVersion.equals(options.resourceVersion())) {
+      // Older states are not kept (only their changes, for watches).
+      throw ApiException.of(410, "Expired", "too old resource version: " + options.resourceVersion() + " (" + listVersion + ")");
+    }
     List<T> items = new ArrayList<>(lister.apply(namespace).stream().filter(selected).toList());
     items.sort(Comparator.comparing((T o) -> key(o)));
-    Map<String, Object> metadata = new LinkedHashMap<>();
-    metadata.put("resourceVersion", listVersion);
-    List<T> page = page(items, options, metadata);
+    Page<T> page = page(items, options);
+    ListMeta metadata = new ListMeta(page.continueToken(), page.remainingItemCount(), listVersion, null);
     if (table.isPresent()) {
-      ListMeta listMeta = new ListMeta((String) metadata.get("continue"), (Long) metadata.get("remainingItemCount"),
-          listVersion, null);
-      return KubeCodec.ok(request, Tables.table(type, page, Instant.now(), include, table.get(), listMeta));
+      return KubeCodec.ok(request, Tables.table(type, page.items(), Instant.now(), include, table.get(), metadata));
     }
     Map<String, Object> list = new LinkedHashMap<>();
     list.put("apiVersion", apiVersion);
     list.put("kind", kind + "List");
     list.put("metadata", metadata);
-    list.put("items", page);
+    list.put("items", page.items());
     return KubeCodec.ok(request, list);
   }
 
@@ -100,19 +95,19 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
   }
 
   /** {@code limit} and {@code continue}: the page after the continue token's key, and the token for the next. */
-  private static <T extends HasMetadata> List<T> page(List<T> items, ListOptions options, Map<String, Object> metadata) {
+  private record Page<T>(List<T> items, String continueToken, Long remainingItemCount) {}
+
+  private static <T extends HasMetadata> Page<T> page(List<T> items, ListOptions options) {
     List<T> rest = items;
     if (options.continueToken() != null && !options.continueToken().isEmpty()) {
       String after = decodeContinue(options.continueToken());
       rest = items.stream().filter(o -> key(o).compareTo(after) > 0).toList();
     }
     if (options.limit() == null || options.limit() == 0 || rest.size() <= options.limit()) {
-      return rest;
+      return new Page<>(rest, null, null);
     }
     List<T> page = rest.subList(0, options.limit());
-    metadata.put("continue", encodeContinue(key(page.getLast())));
-    metadata.put("remainingItemCount", (long) (rest.size() - page.size()));
-    return page;
+    return new Page<>(page, encodeContinue(key(page.getLast())), (long) (rest.size() - page.size()));
   }
 
   private static String encodeContinue(String lastKey) {

@@ -204,8 +204,8 @@ public class CoreApi {
   @Operation(summary = "Read an event")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Event.class)))
   public HttpResponse<String> getEvent(HttpRequest<?> request, String namespace, String name) {
-    return eventCollection.one(request, events.list(namespace).stream().filter(e -> e.getMetadata().getName().equals(name))
-        .findFirst().orElseThrow(() -> ApiException.notFound("events", name)));
+    return eventCollection.one(request, events.find(namespace, name)
+        .orElseThrow(() -> ApiException.notFound("events", name)));
   }
 
   @Get(value = "/events", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

@@ -14,11 +14,12 @@ public record ListOptions(String labelSelector, String fieldSelector, boolean wa
 
   public static ListOptions of(HttpRequest<?> request) {
     var p = request.getParameters();
+    Long limit = number(p.get("limit"), "limit");
     ListOptions options = new ListOptions(p.get("labelSelector"), p.get("fieldSelector"),
         bool(p.get("watch"), "watch"), p.get("resourceVersion"), p.get("resourceVersionMatch"),
         number(p.get("timeoutSeconds"), "timeoutSeconds"), bool(p.get("allowWatchBookmarks"), "allowWatchBookmarks"),
         p.get("sendInitialEvents") == null ? null : bool(p.get("sendInitialEvents"), "sendInitialEvents"),
-        number(p.get("limit"), "limit") == null ? null : Math.toIntExact(Math.min(number(p.get("limit"), "limit"), Integer.MAX_VALUE)),
+        limit == null ? null : (int) Math.clamp(limit, Integer.MIN_VALUE, Integer.MAX_VALUE),
         p.get("continue"));
     options.check();
     return options;
