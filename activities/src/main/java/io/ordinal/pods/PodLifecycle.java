@@ -37,19 +37,16 @@ public class PodLifecycle {
   private final RevisionStore revisions;
   private final PodStore pods;
   private final Repositories.Pvcs pvcs;
-  private final Repositories.StatefulSets setRows;
   private final EventRecorder events;
   private final DriverRegistry drivers;
   private final TransactionOperations<Connection> tx;
 
   public PodLifecycle(StatefulSetStore sets, RevisionStore revisions, PodStore pods, Repositories.Pvcs pvcs,
-      Repositories.StatefulSets setRows, EventRecorder events, DriverRegistry drivers,
-      TransactionOperations<Connection> tx) {
+      EventRecorder events, DriverRegistry drivers, TransactionOperations<Connection> tx) {
     this.sets = sets;
     this.revisions = revisions;
     this.pods = pods;
     this.pvcs = pvcs;
-    this.setRows = setRows;
     this.events = events;
     this.drivers = drivers;
     this.tx = tx;
@@ -91,7 +88,7 @@ public class PodLifecycle {
       String uid = UUID.randomUUID().toString();
       tx.executeWrite(status -> {
         pvcs.save(new PvcRow(id, namespace, claim.getMetadata().getName(), setName, ordinal, uid, KubeJson.write(claim),
-            Instant.now(), setRows.nextResourceVersion()));
+            Instant.now(), Repositories.VERSION_ASSIGNED_BY_DATABASE));
         events.record(namespace, "StatefulSet", setName, set.getMetadata().getUid(), EventRecorder.NORMAL,
             "SuccessfulCreate", "create Claim " + claim.getMetadata().getName() + " Pod " + SetKey.podName(setName, ordinal)
                 + " in StatefulSet " + setName + " success");
@@ -111,7 +108,7 @@ public class PodLifecycle {
     String driver = drivers.policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION));
     PodRow row = new PodRow(id, namespace, pod.getMetadata().getName(), set.getMetadata().getName(), ordinal,
         UUID.randomUUID().toString(), revision, driver, KubeJson.write(pod), PodSnapshot.PENDING, false, null, null,
-        null, Instant.now(), setRows.nextResourceVersion(), null, null, null);
+        null, Instant.now(), Repositories.VERSION_ASSIGNED_BY_DATABASE, null, null, null);
     tx.executeWrite(status -> {
       pods.insert(row);
       events.record(namespace, "StatefulSet", set.getMetadata().getName(), set.getMetadata().getUid(),

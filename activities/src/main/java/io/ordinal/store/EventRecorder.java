@@ -21,18 +21,16 @@ public class EventRecorder {
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
   private final Repositories.Events events;
-  private final Repositories.StatefulSets sets;
 
-  public EventRecorder(Repositories.Events events, Repositories.StatefulSets sets) {
+  public EventRecorder(Repositories.Events events) {
     this.events = events;
-    this.sets = sets;
   }
 
   public void record(String namespace, String kind, String name, String uid, String type, String reason, String message) {
     Instant now = Instant.now();
     String eventName = name + "." + Long.toHexString(now.toEpochMilli()) + UUID.randomUUID().toString().substring(0, 4);
     events.save(new EventRow(null, namespace, eventName, UUID.randomUUID().toString(), kind, name, uid,
-        reason, message, type, now, sets.nextResourceVersion()));
+        reason, message, type, now, Repositories.VERSION_ASSIGNED_BY_DATABASE));
   }
 
   public Optional<Event> find(String namespace, String name) {

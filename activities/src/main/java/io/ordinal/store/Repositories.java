@@ -11,6 +11,12 @@ import java.util.Optional;
 
 /** Micronaut Data repositories, one per table. */
 public final class Repositories {
+  /**
+   * What a new row's resource_version is written as: the database's trigger (V4__watch_log.sql)
+   * replaces it with the next version, under the lock that keeps versions in commit order.
+   */
+  public static final long VERSION_ASSIGNED_BY_DATABASE = 0;
+
   private Repositories() {}
 
   @JdbcRepository(dialect = Dialect.POSTGRES)
@@ -19,34 +25,32 @@ public final class Repositories {
 
     List<StatefulSetRow> listOrderById();
 
-    @Query("SELECT nextval('resource_version_seq')")
-    long nextResourceVersion();
-
-    /** Optimistic concurrency: writes only when the stored resourceVersion is still {@code expected}. */
+    /**
+     * Optimistic concurrency: writes only when the stored resourceVersion is still {@code expected}
+     * (the trigger gives the row its next one).
+     */
     @Query("""
-        UPDATE statefulsets SET object = :object, generation = :generation, resource_version = :resourceVersion,
-          deletion_timestamp = :deletionTimestamp
+        UPDATE statefulsets SET object = :object, generation = :generation, deletion_timestamp = :deletionTimestamp
         WHERE id = :id AND resource_version = :expected""")
-    long updateIfVersion(String id, long expected, String object, long generation, long resourceVersion,
-        @Nullable Instant deletionTimestamp);
+    long updateIfVersion(String id, long expected, String object, long generation, @Nullable Instant deletionTimestamp);
 
     /** Creates the row unless one with this id exists; returns the number of rows inserted. */
     @Query("""
         INSERT INTO statefulsets (id, namespace, name, uid, resource_version, generation, created_at, object)
-        VALUES (:id, :namespace, :name, :uid, nextval('resource_version_seq'), 1, :createdAt, :object)
+        VALUES (:id, :namespace, :name, :uid, 0, 1, :createdAt, :object)
         ON CONFLICT (id) DO NOTHING""")
     long insertIfAbsent(String id, String namespace, String name, String uid, Instant createdAt, String object);
 
     @Query("""
-        UPDATE statefulsets SET deletion_timestamp = :deletionTimestamp, resource_version = nextval('resource_version_seq')
+        UPDATE statefulsets SET deletion_timestamp = :deletionTimestamp
         WHERE id = :id AND deletion_timestamp IS NULL""")
     long markDeleting(String id, Instant deletionTimestamp);
 
-    @Query("UPDATE statefulsets SET status = :status, resource_version = nextval('resource_version_seq') WHERE id = :id")
+    @Query("UPDATE statefulsets SET status = :status WHERE id = :id")
     long updateStatus(String id, String status);
 
     @Query("""
-        UPDATE statefulsets SET status = :status, resource_version = nextval('resource_version_seq')
+        UPDATE statefulsets SET status = :status
         WHERE id = :id AND resource_version = :expected""")
     long updateStatusIfVersion(String id, String status, long expected);
 
@@ -70,7 +74,7 @@ public final class Repositories {
     @Query("""
         INSERT INTO controller_revisions (id, namespace, name, set_name, uid, revision, template, created_at,
           resource_version, change_cause, updated_at, rolled_back)
-        VALUES (:id, :namespace, :name, :setName, :uid, :revision, :template, :now, nextval('resource_version_seq'),
+        VALUES (:id, :namespace, :name, :setName, :uid, :revision, :template, :now, 0,
           :changeCause, :now, FALSE)
         ON CONFLICT (id) DO NOTHING""")
     long insertIfAbsent(String id, String namespace, String name, String setName, String uid, long revision,
@@ -79,7 +83,7 @@ public final class Repositories {
     /** Brings an older revision back as the newest: a rollback. */
     @Query("""
         UPDATE controller_revisions SET revision = :revision, rolled_back = TRUE, updated_at = :now,
-          change_cause = COALESCE(:changeCause, change_cause), resource_version = nextval('resource_version_seq')
+          change_cause = COALESCE(:changeCause, change_cause)
         WHERE id = :id""")
     long renumber(String id, long revision, @Nullable String changeCause, Instant now);
 
@@ -98,7 +102,7 @@ public final class Repositories {
 
     @Query("""
         UPDATE pods SET phase = :phase, ready = :ready, ready_since = :readySince, started_at = :startedAt,
-          message = :message, resource_version = nextval('resource_version_seq')
+          message = :message
         WHERE id = :id AND uid = :uid""")
     long updateStatus(String id, String uid, String phase, boolean ready, @Nullable Instant readySince,
         @Nullable Instant startedAt, @Nullable String message);
@@ -106,15 +110,14 @@ public final class Repositories {
     /** Status as reported by a driver that runs real containers. */
     @Query("""
         UPDATE pods SET phase = :phase, ready = :ready, ready_since = :readySince, started_at = :startedAt,
-          message = :message, pod_ip = :podIp, container_statuses = :containerStatuses,
-          resource_version = nextval('resource_version_seq')
+          message = :message, pod_ip = :podIp, container_statuses = :containerStatuses
         WHERE id = :id AND uid = :uid""")
     long updateRuntimeStatus(String id, String uid, String phase, boolean ready, @Nullable Instant readySince,
         @Nullable Instant startedAt, @Nullable String message, @Nullable String podIp,
         @Nullable String containerStatuses);
 
     @Query("""
-        UPDATE pods SET deletion_timestamp = :deletionTimestamp, resource_version = nextval('resource_version_seq')
+        UPDATE pods SET deletion_timestamp = :deletionTimestamp
         WHERE id = :id AND uid = :uid AND deletion_timestamp IS NULL""")
     long markTerminating(String id, String uid, Instant deletionTimestamp);
 

@@ -80,8 +80,7 @@ public class StatefulSetStore {
     String name = set.getMetadata().getName();
     StatefulSetRow row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
     StatefulSet old = toObject(row);
-    boolean specChanged = !Objects.equals(KubeJson.write(old.getSpec()), KubeJson.write(set.getSpec()));
-    long generation = row.generation() + (specChanged ? 1 : 0);
+    long generation = row.generation() + (specChanged(old, set) ? 1 : 0);
     StatefulSet stored = KubeJson.copy(set, StatefulSet.class);
     stored.setStatus(null);
     stored.getMetadata().setUid(row.uid());
@@ -90,7 +89,7 @@ public class StatefulSetStore {
     stored.getMetadata().setCreationTimestamp(null);
     stored.getMetadata().setDeletionTimestamp(null);
     long updated = sets.updateIfVersion(row.id(), expectedVersion, KubeJson.write(stored), generation,
-        sets.nextResourceVersion(), row.deletionTimestamp());
+        row.deletionTimestamp());
     if (updated == 0) {
       throw conflict(name);
     }
@@ -101,20 +100,25 @@ public class StatefulSetStore {
   @Transactional
   public StatefulSet markDeleting(String namespace, String name, boolean orphan) {
     StatefulSetRow row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
-    if (orphan && row.deletionTimestamp() == null) {
-      // Upstream's way to say "leave the pods": the orphan finalizer, until the set is removed.
-      StatefulSet set = KubeJson.read(row.object(), StatefulSet.class);
-      List<String> finalizers = new ArrayList<>(set.getMetadata().getFinalizers() == null ? List.of()
-          : set.getMetadata().getFinalizers());
-      if (!finalizers.contains(ORPHAN_FINALIZER)) {
-        finalizers.add(ORPHAN_FINALIZER);
-      }
-      set.getMetadata().setFinalizers(finalizers);
-      sets.updateIfVersion(row.id(), row.resourceVersion(), KubeJson.write(set), row.generation(),
-          row.resourceVersion(), null);
+    // Upstream's way to say "leave the pods": the orphan finalizer, until the set is removed. A status
+    // write may race it; it is added to the newer object then, never skipped.
+    while (orphan && row.deletionTimestamp() == null && !addFinalizer(row, ORPHAN_FINALIZER)) {
+      row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
     }
     sets.markDeleting(id(namespace, name), Instant.now());
     return get(namespace, name).orElseThrow(() -> notFound(name));
+  }
+
+  private boolean addFinalizer(StatefulSetRow row, String finalizer) {
+    StatefulSet set = KubeJson.read(row.object(), StatefulSet.class);
+    List<String> finalizers = new ArrayList<>(set.getMetadata().getFinalizers() == null ? List.of()
+        : set.getMetadata().getFinalizers());
+    if (finalizers.contains(finalizer)) {
+      return true;
+    }
+    finalizers.add(finalizer);
+    set.getMetadata().setFinalizers(finalizers);
+    return sets.updateIfVersion(row.id(), row.resourceVersion(), KubeJson.write(set), row.generation(), null) > 0;
   }
 
   /** Writes the status when it differs from the stored one (a status write bumps resourceVersion). */
@@ -162,14 +166,18 @@ public class StatefulSetStore {
   /** The set as {@link #update} would store it over {@code old}, without storing it (a dry run). */
   public static StatefulSet asUpdated(StatefulSet set, StatefulSet old) {
     StatefulSet updated = KubeJson.copy(set, StatefulSet.class);
-    boolean specChanged = !Objects.equals(KubeJson.write(old.getSpec()), KubeJson.write(set.getSpec()));
     updated.setStatus(old.getStatus());
     updated.getMetadata().setUid(old.getMetadata().getUid());
-    updated.getMetadata().setGeneration(old.getMetadata().getGeneration() + (specChanged ? 1 : 0));
+    updated.getMetadata().setGeneration(old.getMetadata().getGeneration() + (specChanged(old, set) ? 1 : 0));
     updated.getMetadata().setResourceVersion(old.getMetadata().getResourceVersion());
     updated.getMetadata().setCreationTimestamp(old.getMetadata().getCreationTimestamp());
     updated.getMetadata().setDeletionTimestamp(old.getMetadata().getDeletionTimestamp());
     return updated;
+  }
+
+  /** A spec change is what bumps the generation. */
+  private static boolean specChanged(StatefulSet old, StatefulSet set) {
+    return !Objects.equals(KubeJson.write(old.getSpec()), KubeJson.write(set.getSpec()));
   }
 
   public static String conflictMessage(String name) {
