@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.MaxUnavailable;
+import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.kube.StatusCalculator;
@@ -15,6 +16,7 @@ import io.ordinal.model.SetStatus;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
+import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
@@ -61,8 +63,11 @@ public class SetActivitiesImpl implements SetActivities {
       return new Observation(null, null, true, false, false, false);
     }
     // A set deleted with its pods orphaned has none left to act on.
-    List<PodSnapshot> observed = StatefulSetStore.orphansPods(set) ? List.of()
-        : pods.ofSet(key.namespace(), key.name()).stream().map(PodStore::snapshot).toList();
+    List<PodRow> rows = StatefulSetStore.orphansPods(set) ? List.of() : pods.ofSet(key.namespace(), key.name());
+    if (set.getMetadata().getDeletionTimestamp() == null) {
+      pods.adoptOrphans(rows, PodFactory.ownerReference(set));
+    }
+    List<PodSnapshot> observed = rows.stream().map(PodStore::snapshot).toList();
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus previous = set.getStatus();
     SetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),

@@ -98,7 +98,8 @@ public final class PodFactory {
     return result;
   }
 
-  private static OwnerReference ownerReference(StatefulSet set) {
+  /** The reference a set's pods carry to it: their controller, which blocks the set's foreground deletion. */
+  public static OwnerReference ownerReference(StatefulSet set) {
     return new OwnerReferenceBuilder()
         .withApiVersion("apps/v1")
         .withKind("StatefulSet")

@@ -3,6 +3,7 @@ package io.ordinal.store;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -55,6 +56,22 @@ public class PodStore {
         pod.getMetadata().setOwnerReferences(null);
         pods.updateObject(row.id(), row.uid(), KubeJson.write(pod));
       }
+    }
+  }
+
+  /**
+   * Makes {@code owner} the controller of those of its pods that have no owner: the pods a set of the
+   * same name left running when it was deleted with propagationPolicy Orphan, as upstream's
+   * controller adopts orphans. Owned pods are not read (their JSON names an owner).
+   */
+  public void adoptOrphans(List<PodRow> rows, OwnerReference owner) {
+    for (PodRow row : rows) {
+      if (row.object().contains("\"ownerReferences\"")) {
+        continue;
+      }
+      Pod pod = KubeJson.read(row.object(), Pod.class);
+      pod.getMetadata().setOwnerReferences(List.of(owner));
+      pods.updateObject(row.id(), row.uid(), KubeJson.write(pod));
     }
   }
 
