@@ -60,6 +60,12 @@ public final class Repositories {
 
     @Query("SELECT active_operation FROM statefulsets WHERE id = :id")
     Optional<String> findActiveOperationById(String id);
+
+    /** The namespaces something lives in (namespaces are implicit: there is no table of them). */
+    @Query("""
+        SELECT namespace FROM statefulsets UNION SELECT namespace FROM pods
+        UNION SELECT namespace FROM persistent_volume_claims UNION SELECT namespace FROM events""")
+    List<String> namespacesInUse();
   }
 
   @JdbcRepository(dialect = Dialect.POSTGRES)

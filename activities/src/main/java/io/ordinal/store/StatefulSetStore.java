@@ -48,6 +48,11 @@ public class StatefulSetStore {
     return rows.stream().map(StatefulSetStore::toObject).toList();
   }
 
+  /** The namespaces that hold a set, pod, claim or event. */
+  public List<String> namespacesInUse() {
+    return sets.namespacesInUse();
+  }
+
   /** Stores a new set at generation 1. */
   @Transactional
   public StatefulSet create(StatefulSet set) {

@@ -75,10 +75,7 @@ public class CoreApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = NamespaceList.class)))
   public HttpResponse<String> listNamespaces(HttpRequest<?> request) {
     SortedSet<String> names = new TreeSet<>(List.of("default"));
-    pods.list(null).forEach(p -> names.add(p.getMetadata().getNamespace()));
-    pods.listClaims(null).forEach(c -> names.add(c.getMetadata().getNamespace()));
-    events.list(null).forEach(e -> names.add(e.getMetadata().getNamespace()));
-    sets.list(null).forEach(s -> names.add(s.getMetadata().getNamespace()));
+    names.addAll(sets.namespacesInUse());
     return KubeCodec.ok(request, new NamespaceListBuilder().withApiVersion("v1").withKind("NamespaceList")
         .withMetadata(new ListMeta()).withItems(names.stream().map(CoreApi::namespace).toList()).build());
   }
