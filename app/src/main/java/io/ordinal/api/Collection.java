@@ -3,6 +3,7 @@ package io.ordinal.api;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.ListMeta;
+import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.ordinal.api.table.Table;
@@ -49,7 +50,8 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
       };
       var target = new Watches.Target(resource, apiVersion, kind, namespace, selected,
           () -> lister.apply(namespace), encoder);
-      return HttpResponse.ok(watches.watchBody(target, options));
+      // Not the file caching headers a streamed body would get by default: a watch is never cached.
+      return HttpResponse.ok(watches.watchBody(target, options)).header(HttpHeaders.CACHE_CONTROL, "no-cache, private");
     }
     String listVersion = watches.listVersion();
     if ("Exact".equals(options.resourceVersionMatch()) && !options.resourceVersion().equals("0")
