@@ -10,7 +10,9 @@ import io.ordinal.api.apply.ManagedFields.Identity;
 import io.ordinal.api.apply.Typed.Comparison;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -100,8 +102,7 @@ public final class FieldManager {
   public ObjectNode apply(ObjectNode live, ObjectNode config, String manager, boolean force, Instant now)
       throws ApplyConflictException {
     checkApplied(config);
-    Map<Identity, Entry> entries = live == null ? new java.util.LinkedHashMap<>()
-        : ManagedFields.decode(live.at("/metadata/managedFields").isMissingNode() ? null : live.at("/metadata/managedFields"));
+    Map<Identity, Entry> entries = ManagedFields.decode(managedFieldsOf(live));
     JsonNode liveObject = withoutManagedFields(live);
     JsonNode merged = orEmpty(Typed.merge(liveObject, config, schema));
 
@@ -148,7 +149,7 @@ public final class FieldManager {
     if (subresource == null || subresource.isEmpty()) {
       if (requested.isArray() && (requested.isEmpty()
           || (requested.size() == 1 && requested.get(0).isObject() && requested.get(0).isEmpty()))) {
-        return new java.util.LinkedHashMap<>();
+        return new LinkedHashMap<>();
       }
       if (requested.isArray()) {
         Map<Identity, Entry> entries = ManagedFields.decode(requested);
@@ -157,13 +158,10 @@ public final class FieldManager {
         }
       }
     }
-    if (live == null) {
-      return new java.util.LinkedHashMap<>();
-    }
     try {
-      return ManagedFields.decode(live.at("/metadata/managedFields").isMissingNode() ? null : live.at("/metadata/managedFields"));
+      return ManagedFields.decode(managedFieldsOf(live));
     } catch (IllegalArgumentException e) {
-      return new java.util.LinkedHashMap<>(); // as upstream: unreadable stored managedFields start over
+      return new LinkedHashMap<>(); // as upstream: unreadable stored managedFields start over
     }
   }
 
@@ -190,6 +188,10 @@ public final class FieldManager {
     if (!managedFields.isMissingNode() && !managedFields.isNull()) {
       throw new IllegalArgumentException("metadata.managedFields must be nil");
     }
+  }
+
+  private static JsonNode managedFieldsOf(ObjectNode object) {
+    return object == null ? null : object.path("metadata").get("managedFields");
   }
 
   private static String named(String manager) {
@@ -227,6 +229,6 @@ public final class FieldManager {
   }
 
   private static List<PathElement> path(String... names) {
-    return java.util.Arrays.stream(names).<PathElement>map(PathElement.Field::new).toList();
+    return Arrays.stream(names).<PathElement>map(PathElement.Field::new).toList();
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -281,7 +282,7 @@ final class Typed {
     List<PathElement> lhsOrder = new ArrayList<>(left.keySet());
     List<PathElement> rhsOrder = new ArrayList<>(right.keySet());
     List<PathElement> shared = new ArrayList<>(rhsOrder.stream().filter(left::containsKey).toList());
-    Set<PathElement> taken = new java.util.HashSet<>();
+    Set<PathElement> taken = new HashSet<>();
     List<Item> out = new ArrayList<>();
     int l = 0;
     int r = 0;
