@@ -1,38 +1,20 @@
 package io.ordinal.api.openapi;
 
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.EphemeralContainer;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
+import io.ordinal.api.patch.ListTypes;
+import io.ordinal.api.patch.ListTypes.ListType;
 import io.ordinal.api.patch.PatchStrategies;
 import io.ordinal.api.patch.PatchStrategies.FieldPatch;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * The patch extensions of the model: the merge keys and strategies the server's strategic merge
  * patch uses ({@link PatchStrategies}, upstream's struct tags), so a client computes its patches
- * with the same keys the server merges them by, and upstream's list types where they say more than
- * the merge key does.
+ * with the same keys the server merges them by, and upstream's list, map and struct types
+ * ({@link ListTypes}, the same table server-side apply merges by).
  */
 final class KubePatchMetadata implements PatchMetadata {
   static final KubePatchMetadata INSTANCE = new KubePatchMetadata();
-
-  /** {@code +listType} and {@code +listMapKey} markers of upstream's types.go that differ from the merge key. */
-  private record ListType(String type, List<String> keys) {}
-
-  private static final Map<Class<?>, Map<String, ListType>> LIST_TYPES = Map.of(
-      ObjectMeta.class, Map.of(
-          "finalizers", new ListType("set", List.of()),
-          "ownerReferences", new ListType("map", List.of("uid"))),
-      PodSpec.class, Map.of(
-          "topologySpreadConstraints", new ListType("map", List.of("topologyKey", "whenUnsatisfiable"))),
-      // A port is known by its number and protocol (53/TCP and 53/UDP), though patches merge it by number.
-      Container.class, Map.of("ports", new ListType("map", List.of("containerPort", "protocol"))),
-      EphemeralContainer.class, Map.of("ports", new ListType("map", List.of("containerPort", "protocol"))),
-      StatefulSetStatus.class, Map.of("conditions", new ListType("map", List.of("type"))));
 
   private KubePatchMetadata() {}
 
@@ -46,13 +28,22 @@ final class KubePatchMetadata implements PatchMetadata {
     if (patch.mergeKey() != null) {
       extensions.put("x-kubernetes-patch-merge-key", patch.mergeKey());
     }
-    ListType list = LIST_TYPES.getOrDefault(owner, Map.of()).get(property);
+    ListType list = ListTypes.declared(owner, property);
     if (list != null) {
       extensions.put("x-kubernetes-list-type", list.type());
       if (!list.keys().isEmpty()) {
         extensions.put("x-kubernetes-list-map-keys", list.keys());
       }
     }
+    if (ListTypes.atomicMap(owner, property)) {
+      extensions.put("x-kubernetes-map-type", "atomic");
+    }
     return extensions;
+  }
+
+  @Override
+  public Map<String, Object> typeExtensions(Class<?> type) {
+    // +structType=atomic is published on the type, as upstream's documents do.
+    return ListTypes.atomicStruct(type) ? Map.of("x-kubernetes-map-type", "atomic") : Map.of();
   }
 }

@@ -181,6 +181,7 @@ final class ModelSchemas {
     if (!properties.isEmpty()) {
       schema.putObject("properties").setAll(properties);
     }
+    patches.typeExtensions(type).forEach((name, value) -> schema.set(name, mapper.valueToTree(value)));
     return schema;
   }
 

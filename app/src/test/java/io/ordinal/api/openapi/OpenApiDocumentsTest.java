@@ -99,6 +99,13 @@ class OpenApiDocumentsTest {
     assertEquals("merge,retainKeys", volumes.get("x-kubernetes-patch-strategy").asText());
     JsonNode finalizers = property(APPS, "io.k8s.api.apps.v1.StatefulSet", "metadata", "finalizers");
     assertEquals("set", finalizers.get("x-kubernetes-list-type").asText());
+    // Upstream's list, map and struct types, the ones server-side apply merges by.
+    assertEquals("map", containers.get("x-kubernetes-list-type").asText());
+    assertEquals("[\"name\"]", containers.get("x-kubernetes-list-map-keys").toString());
+    assertEquals("atomic", resolve(APPS, containers.get("items")).at("/properties/args/x-kubernetes-list-type").asText());
+    assertEquals("atomic", property(APPS, "io.k8s.api.apps.v1.StatefulSet", "spec", "template", "spec", "nodeSelector")
+        .get("x-kubernetes-map-type").asText());
+    assertEquals("atomic", schema(APPS, "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector").get("x-kubernetes-map-type").asText());
     // Atomic lists carry no patch metadata.
     assertFalse(property(APPS, "io.k8s.api.apps.v1.StatefulSet", "spec", "template", "spec", "tolerations")
         .has("x-kubernetes-patch-strategy"));
