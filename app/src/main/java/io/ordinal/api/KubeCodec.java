@@ -21,13 +21,17 @@ public final class KubeCodec {
   public static final String MERGE_PATCH = "application/merge-patch+json";
   public static final String JSON_PATCH = "application/json-patch+json";
   public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
+  /** A server-side apply: the applied configuration, YAML or JSON. */
+  public static final String APPLY_PATCH = "application/apply-patch+yaml";
   static final List<String> BODY_TYPES = List.of(MediaType.APPLICATION_JSON, YAML);
   /**
    * The patch types PATCH takes (keep the {@code @Patch} consumes in step). The OpenAPI documents list
    * them: kubectl apply computes its patch from the document only once this holds
    * {@code application/strategic-merge-patch+json}.
    */
-  public static final List<String> PATCH_TYPES = List.of(STRATEGIC_MERGE_PATCH, MERGE_PATCH, JSON_PATCH);
+  public static final List<String> PATCH_TYPES = List.of(STRATEGIC_MERGE_PATCH, MERGE_PATCH, JSON_PATCH, APPLY_PATCH);
+  /** The patch types of the scale and status subresources: no server-side apply there. */
+  public static final List<String> SUBRESOURCE_PATCH_TYPES = List.of(STRATEGIC_MERGE_PATCH, MERGE_PATCH, JSON_PATCH);
   /** Request attribute: warnings for the response's Warning headers. */
   private static final String WARNINGS = "ordinal.warnings";
   private static final int MAX_WARNINGS = 32;

@@ -38,7 +38,7 @@ final class Patches {
           }
           yield Json.createPatch(array).apply((JsonStructure) target);
         }
-        default -> throw ApiException.unsupportedMediaType(mediaType, KubeCodec.PATCH_TYPES);
+        default -> throw ApiException.unsupportedMediaType(mediaType, KubeCodec.SUBRESOURCE_PATCH_TYPES);
       };
     } catch (JsonException | ClassCastException | IllegalArgumentException e) {
       throw ApiException.badRequest("the patch could not be applied: " + e.getMessage());

@@ -42,26 +42,26 @@ public class RolloutService {
   /** Body of {@code POST undo}; without toRevision (or 0) the previous revision. */
   public record UndoRequest(Long toRevision) {}
 
-  public StatefulSet pause(String namespace, String name) {
+  public StatefulSet pause(String namespace, String name, WriteOptions options) {
     requireRollingUpdate(sets.get(namespace, name), "pause");
-    return sets.patch(namespace, name, false, set -> {
+    return sets.patch(namespace, name, options, set -> {
       RolloutControls.setPaused(set, true);
       return set;
     });
   }
 
-  public StatefulSet resume(String namespace, String name) {
+  public StatefulSet resume(String namespace, String name, WriteOptions options) {
     requireRollingUpdate(sets.get(namespace, name), "resume");
-    return sets.patch(namespace, name, false, set -> {
+    return sets.patch(namespace, name, options, set -> {
       RolloutControls.setPaused(set, false);
       return set;
     });
   }
 
   /** Like {@code kubectl rollout restart}: a new template annotation, so every pod is replaced in order. */
-  public StatefulSet restart(String namespace, String name) {
+  public StatefulSet restart(String namespace, String name, WriteOptions options) {
     String now = KubeJson.timestamp(Instant.now());
-    return sets.patch(namespace, name, false, set -> {
+    return sets.patch(namespace, name, options, set -> {
       var template = set.getSpec().getTemplate();
       if (template.getMetadata() == null) {
         template.setMetadata(new ObjectMeta());
@@ -78,7 +78,7 @@ public class RolloutService {
    * revision before the newest. Pods created from the abandoned revision are replaced by the
    * rollout that follows, broken ones first, with nobody deleting them by hand.
    */
-  public StatefulSet undo(String namespace, String name, UndoRequest request) {
+  public StatefulSet undo(String namespace, String name, UndoRequest request, WriteOptions options) {
     StatefulSet set = sets.get(namespace, name);
     long wanted = request == null || request.toRevision() == null ? 0 : request.toRevision();
     // The spec's template gets its revision now if the controller has not observed it yet, so that
@@ -100,7 +100,7 @@ public class RolloutService {
           new FieldError("FieldValueNotFound", "toRevision", "Not found: " + wanted + ": no such revision in history ("
               + history.stream().map(r -> Long.toString(r.revision())).toList() + ")")));
     }
-    StatefulSet reverted = sets.patch(namespace, name, false, current -> RevisionStore.revertedTo(current, target));
+    StatefulSet reverted = sets.patch(namespace, name, options, current -> RevisionStore.revertedTo(current, target));
     if (!reverted.getMetadata().getGeneration().equals(set.getMetadata().getGeneration())) {
       events.record(namespace, "StatefulSet", name, set.getMetadata().getUid(), EventRecorder.NORMAL, "RollingBack",
           "rollout undo: rolling back to revision " + target.revision() + " (" + target.name() + ")");

@@ -77,7 +77,7 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> create(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
     StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
-    return KubeCodec.respond(request, 201, service.create(namespace, set, DryRun.requested(request)));
+    return KubeCodec.respond(request, 201, service.create(namespace, set, WriteOptions.of(request)));
   }
 
   @Get(value = SET, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -93,15 +93,22 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> replace(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
-    return KubeCodec.ok(request, service.replace(namespace, name, set, DryRun.requested(request)));
+    return KubeCodec.ok(request, service.replace(namespace, name, set, WriteOptions.of(request)));
   }
 
-  @Patch(value = SET, consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Patch a StatefulSet with a strategic merge patch, a JSON merge patch or a JSON patch")
+  @Patch(value = SET, consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH, KubeCodec.APPLY_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a StatefulSet with a strategic merge patch, a JSON merge patch or a JSON patch, or apply a configuration (server-side apply: fieldManager, force; creates the set if absent)")
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
+  @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> patch(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    return KubeCodec.ok(request, service.patch(namespace, name, DryRun.requested(request),
+    WriteOptions options = WriteOptions.ofPatch(request);
+    if (KubeCodec.mediaType(request).equals(KubeCodec.APPLY_PATCH)) {
+      StatefulSet config = KubeCodec.read(request, KubeCodec.YAML, body, StatefulSet.class);
+      StatefulSetService.Applied applied = service.apply(namespace, name, config, options);
+      return KubeCodec.respond(request, applied.created() ? 201 : 200, applied.set());
+    }
+    return KubeCodec.ok(request, service.patch(namespace, name, options,
         current -> Patches.apply(request, body, current, StatefulSet.class)));
   }
 
@@ -165,21 +172,21 @@ public class StatefulSetApi {
   @Operation(summary = "Pause the rollout (sets spec.updateStrategy.rollingUpdate.paused); no further pod is replaced once this returns")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> pause(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, rollouts.pause(namespace, name));
+    return KubeCodec.ok(request, rollouts.pause(namespace, name, WriteOptions.of(request)));
   }
 
   @Post(value = SET + "/rollout/resume", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Resume a paused rollout")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> resume(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, rollouts.resume(namespace, name));
+    return KubeCodec.ok(request, rollouts.resume(namespace, name, WriteOptions.of(request)));
   }
 
   @Post(value = SET + "/rollout/restart", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Replace every pod in rollout order (a new kubectl.kubernetes.io/restartedAt template annotation)")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> restart(HttpRequest<?> request, String namespace, String name) {
-    return KubeCodec.ok(request, rollouts.restart(namespace, name));
+    return KubeCodec.ok(request, rollouts.restart(namespace, name, WriteOptions.of(request)));
   }
 
   @Post(value = SET + "/rollout/undo", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -189,7 +196,7 @@ public class StatefulSetApi {
   public HttpResponse<String> undo(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     RolloutService.UndoRequest undo = body == null || body.isBlank() ? null
         : KubeCodec.read(request, body, RolloutService.UndoRequest.class);
-    return KubeCodec.ok(request, rollouts.undo(namespace, name, undo));
+    return KubeCodec.ok(request, rollouts.undo(namespace, name, undo, WriteOptions.of(request)));
   }
 
   @Get(value = SET + "/scale", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -205,7 +212,7 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
   public HttpResponse<String> replaceScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     Scale scale = KubeCodec.read(request, body, Scale.class);
-    return KubeCodec.ok(request, service.replaceScale(namespace, name, scale, DryRun.requested(request)));
+    return KubeCodec.ok(request, service.replaceScale(namespace, name, scale, WriteOptions.of(request)));
   }
 
   @Patch(value = SET + "/scale", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -214,7 +221,7 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))
   public HttpResponse<String> patchScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     return KubeCodec.ok(request, service.patchScale(namespace, name,
-        current -> Patches.apply(request, body, current, Scale.class), DryRun.requested(request)));
+        current -> Patches.apply(request, body, current, Scale.class), WriteOptions.ofPatch(request)));
   }
 
   @Get(value = "/namespaces/{namespace}/controllerrevisions", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

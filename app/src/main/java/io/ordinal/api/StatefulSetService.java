@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -22,6 +23,7 @@ import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -64,7 +66,11 @@ public class StatefulSetService {
     return store.get(namespace, name).orElseThrow(() -> ApiException.notFound(RESOURCE, name));
   }
 
-  public StatefulSet create(String namespace, StatefulSet set, boolean dryRun) {
+  public StatefulSet create(String namespace, StatefulSet set, WriteOptions options) {
+    return create(namespace, set, options, updatedBy(options, null));
+  }
+
+  private StatefulSet create(String namespace, StatefulSet set, WriteOptions options, Ownership ownership) {
     checkTypeAndNamespace(namespace, set);
     ObjectMeta meta = set.getMetadata();
     if (meta.getName() == null && meta.getGenerateName() != null && !meta.getGenerateName().isEmpty()) {
@@ -75,7 +81,8 @@ public class StatefulSetService {
     if (!errors.isEmpty()) {
       throw ApiException.invalid(GROUP, KIND, Objects.requireNonNullElse(meta.getName(), ""), errors);
     }
-    if (dryRun) {
+    ownership.record(null, set);
+    if (options.dryRun()) {
       if (store.get(namespace, meta.getName()).isPresent()) {
         throw ApiException.of(409, "AlreadyExists", RESOURCE + " \"" + meta.getName() + "\" already exists");
       }
@@ -87,7 +94,11 @@ public class StatefulSetService {
   }
 
   /** PUT: replaces metadata and spec; status is ignored, as on the main resource upstream. */
-  public StatefulSet replace(String namespace, String name, StatefulSet set, boolean dryRun) {
+  public StatefulSet replace(String namespace, String name, StatefulSet set, WriteOptions options) {
+    return replace(namespace, name, set, options, updatedBy(options, null));
+  }
+
+  private StatefulSet replace(String namespace, String name, StatefulSet set, WriteOptions options, Ownership ownership) {
     checkTypeAndNamespace(namespace, set);
     if (set.getMetadata().getName() == null) {
       set.getMetadata().setName(name);
@@ -111,7 +122,8 @@ public class StatefulSetService {
       if (!errors.isEmpty()) {
         throw ApiException.invalid(GROUP, KIND, name, errors);
       }
-      if (dryRun) {
+      ownership.record(old, set);
+      if (options.dryRun()) {
         if (!unconditional && expected != Long.parseLong(old.getMetadata().getResourceVersion())) {
           throw ApiException.of(409, "Conflict", StatefulSetStore.conflictMessage(name));
         }
@@ -142,15 +154,78 @@ public class StatefulSetService {
    * own, a concurrent write (for example a status update) makes it re-apply to the newer object, as
    * the Kubernetes API server does, instead of failing with 409.
    */
-  public StatefulSet patch(String namespace, String name, boolean dryRun, UnaryOperator<StatefulSet> patch) {
+  public StatefulSet patch(String namespace, String name, WriteOptions options, UnaryOperator<StatefulSet> patch) {
     return patchRetryingOnConflict(() -> get(namespace, name), patch,
-        set -> set.getMetadata().getResourceVersion(), patched -> replace(namespace, name, patched, dryRun));
+        set -> set.getMetadata().getResourceVersion(), patched -> replace(namespace, name, patched, options));
   }
 
-  public Scale patchScale(String namespace, String name, UnaryOperator<Scale> patch, boolean dryRun) {
+  /**
+   * PATCH with an apply patch (server-side apply): the applied configuration is merged into the
+   * stored set, or creates it, and its fields become {@code options.fieldManager()}'s; 409 when another
+   * manager owns a field it would change, unless forced. Re-applied to a newer set after a racing
+   * write, like any patch. Returns the set and whether it was created.
+   */
+  public Applied apply(String namespace, String name, StatefulSet config, WriteOptions options) {
+    checkTypeAndNamespace(namespace, config);
+    if (config.getMetadata().getName() == null) {
+      config.getMetadata().setName(name);
+    }
+    if (!name.equals(config.getMetadata().getName())) {
+      throw ApiException.badRequest("the name of the object (" + config.getMetadata().getName()
+          + ") does not match the name on the URL (" + name + ")");
+    }
+    String pinnedVersion = config.getMetadata().getResourceVersion();
+    ObjectNode applied = FieldOwnership.tracked(config);
+    for (int attempt = 1; ; attempt++) {
+      Optional<StatefulSet> live = store.get(namespace, name);
+      try {
+        if (live.isEmpty()) {
+          if (pinnedVersion != null && !pinnedVersion.isEmpty()) {
+            throw ApiException.notFound(RESOURCE, name);
+          }
+          StatefulSet created = FieldOwnership.applied(null, applied, options);
+          return new Applied(create(namespace, created, options, Ownership.RECORDED), true);
+        }
+        if (live.get().getMetadata().getDeletionTimestamp() != null) {
+          throw ApiException.of(409, "Conflict", "statefulsets.apps \"" + name + "\" is being deleted");
+        }
+        StatefulSet merged = FieldOwnership.applied(live.get(), applied, options);
+        merged.getMetadata().setResourceVersion(pinnedVersion != null && !pinnedVersion.isEmpty()
+            ? pinnedVersion : live.get().getMetadata().getResourceVersion());
+        return new Applied(replace(namespace, name, merged, options, Ownership.RECORDED), false);
+      } catch (ApiException e) {
+        // A write that raced this one; an apply conflict is the answer itself.
+        boolean raced = (isConflict(e) && !FieldOwnership.isApplyConflict(e)) || "AlreadyExists".equals(e.status().getReason());
+        if ((pinnedVersion != null && !pinnedVersion.isEmpty()) || !raced || attempt >= WRITE_ATTEMPTS) {
+          throw e;
+        }
+        backOff(attempt);
+      }
+    }
+  }
+
+  /** The result of an apply: 201 when it created the set. */
+  public record Applied(StatefulSet set, boolean created) {}
+
+  /** How a write's {@code metadata.managedFields} come about. */
+  @FunctionalInterface
+  private interface Ownership {
+    /** Sets the managedFields of {@code updated}, the defaulted object about to be stored over {@code old} (null: created). */
+    void record(StatefulSet old, StatefulSet updated);
+
+    /** An apply computed them already, from the set it merged into. */
+    Ownership RECORDED = (old, updated) -> { };
+  }
+
+  /** An Update by the write's field manager: it owns what it changed. */
+  private static Ownership updatedBy(WriteOptions options, String subresource) {
+    return (old, updated) -> FieldOwnership.recordUpdate(old, updated, options.fieldManager(), subresource);
+  }
+
+  public Scale patchScale(String namespace, String name, UnaryOperator<Scale> patch, WriteOptions options) {
     return patchRetryingOnConflict(() -> scale(namespace, name), patch,
         scale -> scale.getMetadata() == null ? null : scale.getMetadata().getResourceVersion(),
-        patched -> replaceScale(namespace, name, patched, dryRun));
+        patched -> replaceScale(namespace, name, patched, options));
   }
 
   private static <T> T patchRetryingOnConflict(
@@ -274,7 +349,7 @@ public class StatefulSetService {
   }
 
   /** PUT on /scale: only spec.replicas changes; resourceVersion is checked like on the set. */
-  public Scale replaceScale(String namespace, String name, Scale scale, boolean dryRun) {
+  public Scale replaceScale(String namespace, String name, Scale scale, WriteOptions options) {
     StatefulSet set = get(namespace, name);
     if (scale.getMetadata() != null && scale.getMetadata().getName() != null && !name.equals(scale.getMetadata().getName())) {
       throw ApiException.badRequest("the name of the object (" + scale.getMetadata().getName()
@@ -294,8 +369,8 @@ public class StatefulSetService {
     StatefulSet changed = KubeJson.copy(set, StatefulSet.class);
     changed.getSpec().setReplicas(replicas);
     changed.getMetadata().setResourceVersion(scale.getMetadata() == null ? null : scale.getMetadata().getResourceVersion());
-    StatefulSet written = replace(namespace, name, changed, dryRun);
-    return dryRun ? scaleOf(written) : scale(namespace, name);
+    StatefulSet written = replace(namespace, name, changed, options, updatedBy(options, "scale"));
+    return options.dryRun() ? scaleOf(written) : scale(namespace, name);
   }
 
   private void checkTypeAndNamespace(String namespace, StatefulSet set) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.FieldsV1;
 import io.ordinal.store.KubeJson;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -47,8 +48,9 @@ public final class UnknownFields {
       }
       return;
     }
-    if (!node.isObject() || !type.getRawClass().getName().startsWith(MODEL_PACKAGE)) {
-      return; // scalars, IntOrString and Quantity as strings, free-form objects
+    if (!node.isObject() || !type.getRawClass().getName().startsWith(MODEL_PACKAGE)
+        || type.getRawClass() == FieldsV1.class) {
+      return; // scalars, IntOrString and Quantity as strings, free-form objects (managedFields' fieldsV1)
     }
     Map<String, JavaType> properties = properties(type);
     Iterator<Map.Entry<String, JsonNode>> fields = ((ObjectNode) node).fields();

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
 import java.io.IOException;
@@ -57,6 +58,77 @@ class KubectlIT {
     long generation = stored.at("/metadata/generation").asLong();
     kubectl.run(yaml(set), Map.of(), "apply", "-f", "-").ok();
     assertEquals(generation, api.get(Paths.set(ns, "web")).json().at("/metadata/generation").asLong());
+  }
+
+  @Test
+  void serverSideApplyOwnsItsFieldsConflictsWithOtherManagersAndForceTakesThem(@Namespace String ns) throws IOException {
+    Kubectl kubectl = kubectl(ns);
+    ObjectNode set = Manifests.web("web", 1, 0, Map.of("A", "1", "B", "2"));
+    ((ObjectNode) set.get("metadata")).putObject("labels").put("app", "web").put("tier", "front");
+    assertTrue(kubectl.run(yaml(set), Map.of(), "apply", "--server-side", "-f", "-").ok().out()
+        .contains("statefulset.apps/web serverside-applied"));
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    JsonNode applier = managedFieldsEntry(api.get(Paths.set(ns, "web")).json(), "kubectl", "Apply");
+    assertTrue(applier.at("/fieldsV1/f:spec/f:replicas").isObject(), applier.toString());
+    assertTrue(applier.at("/fieldsV1/f:metadata/f:labels/f:tier").isObject(), applier.toString());
+    // Defaults the server filled in belong to nobody.
+    assertTrue(applier.at("/fieldsV1/f:spec/f:podManagementPolicy").isMissingNode(), applier.toString());
+
+    // Someone else takes the replicas and adds a label of their own.
+    kubectl.run("scale", "sts/web", "--replicas=2").ok();
+    kubectl.run("label", "sts/web", "owner=ops").ok();
+    Kubectl.Result conflict = kubectl.run(yaml(set), Map.of(), "apply", "--server-side", "-f", "-");
+    assertFalse(conflict.code() == 0, "applying replicas another manager owns is a conflict");
+    assertTrue(conflict.err().contains("Apply failed with 1 conflict") && conflict.err().contains(".spec.replicas"),
+        conflict.err());
+    assertEquals(2, api.get(Paths.set(ns, "web")).json().at("/spec/replicas").asInt(), "a conflict changes nothing");
+
+    // Forced, the applier takes the field back; the fields it stops applying go, others' stay.
+    ((ObjectNode) set.at("/metadata/labels")).remove("tier");
+    ((ArrayNode) set.at("/spec/template/spec/containers/0/env")).remove(1);
+    kubectl.run(yaml(set), Map.of(), "apply", "--server-side", "--force-conflicts", "-f", "-").ok();
+    JsonNode stored = api.get(Paths.set(ns, "web")).json();
+    assertEquals(1, stored.at("/spec/replicas").asInt());
+    assertTrue(stored.at("/metadata/labels/tier").isMissingNode(), "the label the applier dropped is gone");
+    assertEquals("ops", stored.at("/metadata/labels/owner").asText(), "another manager's label stays");
+    assertEquals(1, stored.at("/spec/template/spec/containers/0/env").size(), stored.toString());
+    for (JsonNode entry : stored.at("/metadata/managedFields")) {
+      if (!entry.path("manager").asText().equals("kubectl") || !entry.path("operation").asText().equals("Apply")) {
+        assertTrue(entry.at("/fieldsV1/f:spec/f:replicas").isMissingNode(), "nobody else owns replicas: " + entry);
+      }
+    }
+    assertTrue(kubectl.run(yaml(set), Map.of(), "apply", "--server-side", "--dry-run=server", "-f", "-").ok().out()
+        .contains("serverside-applied (server dry run)"));
+  }
+
+  @Test
+  void serverSideApplyTakesOverWhatClientSideApplyManaged(@Namespace String ns) throws IOException {
+    Kubectl kubectl = kubectl(ns);
+    ObjectNode set = Manifests.web("web", 1, 0, Map.of("A", "1"));
+    ((ObjectNode) set.get("metadata")).putObject("labels").put("app", "web").put("tier", "front");
+    // Without claim templates: the server defaults volumeMode inside them, so the client-side
+    // applied templates no longer equal the live ones and stay a conflict to force, as upstream.
+    ((ObjectNode) set.get("spec")).remove("volumeClaimTemplates");
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).remove("volumeMounts");
+    kubectl.run(yaml(set), Map.of(), "apply", "-f", "-").ok();
+    assertEquals("Update", managedFieldsEntry(api.get(Paths.set(ns, "web")).json(), "kubectl-client-side-apply", "Update")
+        .path("operation").asText());
+    // kubectl migrates the client-side applier's fields to its server-side apply manager, so a
+    // field removed from the manifest is removed from the set.
+    ((ObjectNode) set.at("/metadata/labels")).remove("tier");
+    kubectl.run(yaml(set), Map.of(), "apply", "--server-side", "-f", "-").ok();
+    JsonNode stored = api.get(Paths.set(ns, "web")).json();
+    assertTrue(stored.at("/metadata/labels/tier").isMissingNode(), stored.at("/metadata").toString());
+    assertEquals("web", stored.at("/metadata/labels/app").asText());
+  }
+
+  private static JsonNode managedFieldsEntry(JsonNode object, String manager, String operation) {
+    for (JsonNode entry : object.at("/metadata/managedFields")) {
+      if (entry.path("manager").asText().equals(manager) && entry.path("operation").asText().equals(operation)) {
+        return entry;
+      }
+    }
+    throw new AssertionError("no " + operation + " entry of " + manager + " in " + object.at("/metadata/managedFields"));
   }
 
   @Test
@@ -178,7 +250,10 @@ class KubectlIT {
     // A set created again under the name takes its pods back, as upstream adopts orphans.
     api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
     api.awaitConverged(ns, "web", 2, TIMEOUT);
-    assertEquals(pods.get(0).at("/metadata/uid"), api.get(Paths.core(ns, "pods/web-0")).json().at("/metadata/uid"));
+    JsonNode adopted = api.get(Paths.core(ns, "pods/web-0")).json();
+    assertEquals(pods.get(0).at("/metadata/uid"), adopted.at("/metadata/uid"));
+    assertEquals(api.get(Paths.set(ns, "web")).json().at("/metadata/uid"), adopted.at("/metadata/ownerReferences/0/uid"),
+        "the adopted pod names its new controller");
     kubectl.run("delete", "sts", "web", "--wait=true").ok();
     assertEquals(0, api.get(Paths.core(ns, "pods")).json().path("items").size());
   }

@@ -1,5 +1,6 @@
 package io.ordinal.api.apply;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -8,6 +9,7 @@ import io.ordinal.api.apply.ApplyConflictException.Conflict;
 import io.ordinal.api.apply.ManagedFields.Entry;
 import io.ordinal.api.apply.ManagedFields.Identity;
 import io.ordinal.api.apply.Typed.Comparison;
+import io.ordinal.store.KubeJson;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,6 +42,9 @@ public final class FieldManager {
       path("metadata", "clusterName"), path("metadata", "generation"), path("metadata", "managedFields"),
       path("metadata", "resourceVersion")));
   private static final FieldSet STATUS = FieldSet.of(List.of(path("status")));
+  /** The manager kubectl apply --server-side uses unless told otherwise. */
+  private static final String KUBECTL = "kubectl";
+  private static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
   private static final FieldSet SPEC = FieldSet.of(List.of(path("spec")));
 
   private final String apiVersion;
@@ -120,15 +125,22 @@ public final class FieldManager {
 
     Comparison changes = Typed.compare(liveObject, merged, schema).excluding(STATUS);
     FieldSet taken = changes.modified().union(changes.added());
+    // kubectl's own server-side apply may take, without --force-conflicts, what its client-side
+    // apply last applied and the object still holds (upstream's lastAppliedManager): that is how an
+    // object moves from client-side to server-side apply.
+    FieldSet allowed = KUBECTL.equals(manager) ? lastAppliedAndStillLive(liveObject) : new FieldSet();
     List<Conflict> conflicts = new ArrayList<>();
     entries.values().stream()
         .filter(entry -> !entry.identity().equals(id))
         .sorted(Comparator.comparing(entry -> entry.identity().json()))
-        .forEach(entry -> entry.fields().intersection(taken).forEach(path -> conflicts.add(new Conflict(
-            entry.identity().manager(), entry.identity().operation(), entry.apiVersion(),
-            entry.identity().subresource(), FieldSet.toString(path)))));
+        .forEach(entry -> entry.fields().intersection(taken).difference(allowed).forEach(path -> conflicts.add(
+            new Conflict(entry.identity().manager(), entry.identity().operation(), entry.apiVersion(),
+                entry.identity().subresource(), FieldSet.toString(path)))));
     if (!force && !conflicts.isEmpty()) {
       throw new ApplyConflictException(conflicts);
+    }
+    if (KUBECTL.equals(manager)) {
+      keepLastAppliedInStep((ObjectNode) merged, config);
     }
     entries.replaceAll((other, entry) -> other.equals(id) ? entry
         : entry.withFields(entry.fields().difference(taken).difference(changes.removed())));
@@ -140,6 +152,46 @@ public final class FieldManager {
     ObjectNode result = (ObjectNode) merged;
     setManagedFields(result, entries);
     return result;
+  }
+
+  /**
+   * The fields of the live object's last-applied-configuration annotation whose values the object
+   * still has; none without the annotation or when it does not parse.
+   */
+  private FieldSet lastAppliedAndStillLive(JsonNode live) {
+    JsonNode annotation = live.path("metadata").path("annotations").path(LAST_APPLIED);
+    if (!annotation.isTextual() || annotation.asText().isEmpty()) {
+      return new FieldSet();
+    }
+    JsonNode lastApplied;
+    try {
+      lastApplied = KubeJson.JSON.readTree(annotation.asText());
+    } catch (JsonProcessingException e) {
+      return new FieldSet();
+    }
+    if (!(lastApplied instanceof ObjectNode)) {
+      return new FieldSet();
+    }
+    Comparison differences = Typed.compare(lastApplied, live, schema);
+    return Typed.fieldSet(lastApplied, schema).difference(differences.modified())
+        .difference(differences.added()).difference(differences.removed());
+  }
+
+  /**
+   * After kubectl's server-side apply, an object that still carries a last-applied-configuration
+   * annotation gets the applied configuration in it, so a later client-side apply computes its
+   * patch from what was really applied last (upstream's lastAppliedUpdater).
+   */
+  private static void keepLastAppliedInStep(ObjectNode merged, ObjectNode config) {
+    if (!(merged.path("metadata").path("annotations") instanceof ObjectNode annotations)
+        || !annotations.has(LAST_APPLIED)) {
+      return;
+    }
+    ObjectNode applied = config.deepCopy();
+    if (applied.path("metadata").path("annotations") instanceof ObjectNode own) {
+      own.remove(LAST_APPLIED);
+    }
+    annotations.put(LAST_APPLIED, applied.toString());
   }
 
   /** The managedFields an Update starts from (upstream's decodeLiveOrNew). */

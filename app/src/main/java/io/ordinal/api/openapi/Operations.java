@@ -48,12 +48,12 @@ final class Operations {
   /**
    * Write options. {@code fieldValidation} is honoured (and kubectl validates on the client unless a
    * PATCH operation of the kind lists it); {@code dryRun=All} is honoured on every write;
-   * {@code fieldManager} is accepted and has no effect (no managedFields are kept).
+   * {@code fieldManager} names who the write's fields belong to in {@code metadata.managedFields}.
    */
   static final List<Param> WRITE = List.of(new Param("dryRun", "string"), new Param("fieldManager", "string"),
       new Param("fieldValidation", "string"));
 
-  /** Write options of a PATCH; {@code force} only means something to apply patches, which the server refuses. */
+  /** Write options of a PATCH; {@code force} only with a server-side apply. */
   static final List<Param> PATCH = List.of(new Param("dryRun", "string"), new Param("fieldManager", "string"),
       new Param("fieldValidation", "string"), new Param("force", "boolean"));
 
@@ -99,7 +99,8 @@ final class Operations {
         add(paths, prefix + "/" + r.plural(), List.of(), List.of(new Operation("get", "list",
             "list" + idPrefix + r.kind() + "ForAllNamespaces", gvk, LIST, null, List.of(), 200, list, BODY_TYPES)));
       }
-      add(paths, collection + "/{name}", objectParams, objectOperations(r.verbs(), idPrefix + scope + r.kind(), gvk, kind));
+      add(paths, collection + "/{name}", objectParams,
+          objectOperations(r.verbs(), idPrefix + scope + r.kind(), gvk, kind, KubeCodec.PATCH_TYPES));
 
       for (Subresource s : r.subresources()) {
         String path = collection + "/{name}/" + s.name();
@@ -111,7 +112,7 @@ final class Operations {
               null, List.of(), 200, null, List.of(MediaType.TEXT_PLAIN))));
         } else {
           add(paths, path, objectParams, objectOperations(s.verbs(), id, subGvk,
-              ModelSchemas.modelClass(s.group(), s.version(), s.kind())));
+              ModelSchemas.modelClass(s.group(), s.version(), s.kind()), KubeCodec.SUBRESOURCE_PATCH_TYPES));
         }
       }
     }
@@ -119,7 +120,8 @@ final class Operations {
   }
 
   /** get, update, patch and delete of one object (or subresource), as far as {@code verbs} allow. */
-  private static List<Operation> objectOperations(List<String> verbs, String id, Gvk gvk, Class<?> kind) {
+  private static List<Operation> objectOperations(List<String> verbs, String id, Gvk gvk, Class<?> kind,
+      List<String> patchTypes) {
     List<Operation> operations = new ArrayList<>();
     if (verbs.contains("get")) {
       operations.add(new Operation("get", "get", "read" + id, gvk, List.of(), null, List.of(), 200, kind, BODY_TYPES));
@@ -129,7 +131,7 @@ final class Operations {
     }
     if (verbs.contains("patch")) {
       operations.add(new Operation("patch", "patch", "patch" + id, gvk, PATCH, ModelSchemas.Patch.class,
-          KubeCodec.PATCH_TYPES, 200, kind, BODY_TYPES));
+          patchTypes, 200, kind, BODY_TYPES));
     }
     if (verbs.contains("delete")) {
       // Ordinal answers a delete with the object as it was deleted.

@@ -1,5 +1,6 @@
 package io.ordinal.api.apply;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -98,6 +99,34 @@ class FieldManagerTest {
     assertEquals(List.of(new ApplyConflictException.Conflict("kubectl-scale", "Update", "apps/v1", "scale", ".spec.replicas")),
         conflict.conflicts());
     assertEquals("conflict with \"kubectl-scale\" with subresource \"scale\" using apps/v1", conflict.conflicts().get(0).message());
+  }
+
+  @Test
+  void kubectlsServerSideApplyTakesOverWhatItsClientSideApplyLastAppliedWithoutConflict() {
+    // kubectl apply (client-side) created the set and recorded its manifest in the annotation.
+    ObjectNode manifest = yaml(WEB);
+    ObjectNode annotated = yaml(WEB);
+    ((ObjectNode) annotated.get("metadata")).putObject("annotations")
+        .put("kubectl.kubernetes.io/last-applied-configuration", manifest.toString());
+    ObjectNode live = STATEFUL_SETS.update(null, annotated, "kubectl-client-side-apply", null, T0);
+    ObjectNode changed = with(yaml(WEB), "/spec", "replicas", 3);
+
+    // Another manager would conflict on the client-side applier's replicas ...
+    assertThrows(ApplyConflictException.class, () -> STATEFUL_SETS.apply(live, changed, "deployer", false, T1));
+    // ... kubectl's server-side apply takes them, as upstream's lastAppliedManager lets it ...
+    ObjectNode applied = assertDoesNotThrow(() -> STATEFUL_SETS.apply(live, changed, "kubectl", false, T1));
+    assertEquals(3, applied.at("/spec/replicas").asInt());
+    assertTrue(entry(applied, "kubectl").at("/fieldsV1/f:spec/f:replicas").isObject());
+    // ... and keeps the annotation in step with what it applied (upstream's lastAppliedUpdater).
+    JsonNode lastApplied = json(applied.at("/metadata/annotations")
+        .get("kubectl.kubernetes.io/last-applied-configuration").asText());
+    assertEquals(3, lastApplied.at("/spec/replicas").asInt());
+
+    // A field whose live value is no longer what was last applied still conflicts.
+    ObjectNode scaled = STATEFUL_SETS.update(live, with(live, "/spec", "replicas", 5), "kubectl-scale", "scale", T1);
+    ApplyConflictException conflict = assertThrows(ApplyConflictException.class,
+        () -> STATEFUL_SETS.apply(scaled, changed, "kubectl", false, T2));
+    assertEquals(".spec.replicas", conflict.conflicts().get(0).field());
   }
 
   @Test
