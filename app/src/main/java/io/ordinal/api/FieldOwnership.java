@@ -56,7 +56,8 @@ final class FieldOwnership {
     } catch (ApplyConflictException e) {
       throw conflict(e);
     } catch (IllegalArgumentException e) {
-      throw invalidManagedFields(live, e);
+      // The configuration itself: managedFields set, a list item without its key, duplicate keys.
+      throw ApiException.badRequest(e.getMessage());
     }
     StatefulSet set = read(merged);
     if (live != null) {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -55,6 +56,63 @@ class InvalidInputIT {
     }
   }
 
+  /** The catalogue for server-side apply: all but "missing name" (an apply's URL names the set it creates). */
+  static Stream<Arguments> catalogueForApply() throws Exception {
+    return catalogue().filter(arguments -> !arguments.get()[0].equals("missing name"));
+  }
+
+  /**
+   * The same manifests through server-side apply: refused alike, whether the apply creates or
+   * updates, except that a keyed list whose items lack or repeat their key is refused before
+   * validation, with 400 naming the list, as upstream's apply does.
+   */
+  @ParameterizedTest(name = "{0}: {2} at {3}")
+  @MethodSource("catalogueForApply")
+  void invalidManifestIsRefusedByServerSideApplyAndNothingIsStored(String name, boolean update, int code, String field,
+      JsonNode patch) {
+    String setName = "ssa-" + Integer.toHexString(name.hashCode());
+    ObjectNode valid = Manifests.web(setName, 1, 0, Map.of());
+    String path = Paths.set(NS, setName) + "?fieldManager=invalid-input";
+    if (update) {
+      assertTrue(api.patch(path, "application/apply-patch+yaml", KubeJson.write(valid)).code() == 201);
+    }
+    ObjectNode invalid = (ObjectNode) KubeJson.read(apply(valid, patch), JsonNode.class);
+    if (!(invalid.at("/metadata/name") instanceof TextNode)) {
+      ((ObjectNode) invalid.get("metadata")).put("name", setName); // the URL names the set to apply
+    }
+    Api.Reply reply = api.patch(Paths.set(NS, invalid.at("/metadata/name").asText()) + "?fieldManager=invalid-input",
+        "application/apply-patch+yaml", KubeJson.write(invalid));
+    if (name.equals("duplicate container name") || name.equals("container without a name")) {
+      assertRefused(reply, 400, ".spec.template.spec.containers");
+    } else {
+      assertRefused(reply, code, field);
+    }
+    if (update) {
+      assertEquals(1, api.set(NS, setName).at("/metadata/generation").asLong(), "the stored set changed");
+      api.delete(Paths.set(NS, setName));
+    } else {
+      assertEquals(404, api.get(Paths.set(NS, setName)).code(), "an invalid set was stored");
+    }
+  }
+
+  @Test
+  void serverSideApplyRefusesWhatIsNotAnApplyAndNothingIsStored() {
+    String set = Paths.set(NS, "ssa-refused");
+    String manifest = KubeJson.write(Manifests.web("ssa-refused", 1, 0, Map.of()));
+    assertRefused(api.patch(set, "application/apply-patch+yaml", manifest), 422, "fieldManager");
+    assertRefused(api.patch(set + "?fieldManager=a&force=true", "application/merge-patch+json", "{}"), 422, "force");
+    ObjectNode owned = Manifests.web("ssa-refused", 1, 0, Map.of());
+    ((ObjectNode) owned.get("metadata")).putArray("managedFields").addObject().put("manager", "me");
+    assertRefused(api.patch(set + "?fieldManager=a", "application/apply-patch+yaml", KubeJson.write(owned)), 400,
+        "metadata.managedFields must be nil");
+    ObjectNode nameless = Manifests.web("ssa-refused", 1, 0, Map.of());
+    ((ObjectNode) nameless.at("/spec/template/spec/containers/0")).remove("name");
+    assertRefused(api.patch(set + "?fieldManager=a", "application/apply-patch+yaml", KubeJson.write(nameless)), 400,
+        "name");
+    assertRefused(api.patch(set + "?fieldManager=a", "application/apply-patch+yaml", "kind: [unclosed"), 400, "");
+    assertEquals(404, api.get(set).code(), "a refused apply stored a set");
+  }
+
   static void assertRefused(Api.Reply reply, int code, String field) {
     assertEquals(code, reply.code(), reply.body());
     JsonNode status = reply.json();
@@ -72,7 +130,7 @@ class InvalidInputIT {
   @AfterAll
   static void onlyTheValidSetsOfTheUpdateCasesExist() {
     api.get(Paths.sets(NS)).json().path("items").forEach(set ->
-        assertTrue(set.at("/metadata/name").asText().startsWith("upd-"), set.at("/metadata/name").asText()));
+        assertTrue(set.at("/metadata/name").asText().matches("(upd|ssa)-.*"), set.at("/metadata/name").asText()));
   }
 
   /** RFC 6902 patch of the manifest, through JSON-P (what the service uses for JSON patches). */
