@@ -100,13 +100,7 @@ public class StatefulSetService {
 
   private StatefulSet replace(String namespace, String name, StatefulSet set, WriteOptions options, Ownership ownership) {
     checkTypeAndNamespace(namespace, set);
-    if (set.getMetadata().getName() == null) {
-      set.getMetadata().setName(name);
-    }
-    if (!name.equals(set.getMetadata().getName())) {
-      throw ApiException.badRequest("the name of the object (" + set.getMetadata().getName()
-          + ") does not match the name on the URL (" + name + ")");
-    }
+    checkName(name, set);
     // Without a resourceVersion the write is unconditional: a concurrent write (such as a status
     // update) is not a conflict for it, so it is retried against the newer version.
     String sent = set.getMetadata().getResourceVersion();
@@ -167,20 +161,15 @@ public class StatefulSetService {
    */
   public Applied apply(String namespace, String name, StatefulSet config, WriteOptions options) {
     checkTypeAndNamespace(namespace, config);
-    if (config.getMetadata().getName() == null) {
-      config.getMetadata().setName(name);
-    }
-    if (!name.equals(config.getMetadata().getName())) {
-      throw ApiException.badRequest("the name of the object (" + config.getMetadata().getName()
-          + ") does not match the name on the URL (" + name + ")");
-    }
+    checkName(name, config);
     String pinnedVersion = config.getMetadata().getResourceVersion();
+    boolean pinned = pinnedVersion != null && !pinnedVersion.isEmpty();
     ObjectNode applied = FieldOwnership.tracked(config);
     for (int attempt = 1; ; attempt++) {
       Optional<StatefulSet> live = store.get(namespace, name);
       try {
         if (live.isEmpty()) {
-          if (pinnedVersion != null && !pinnedVersion.isEmpty()) {
+          if (pinned) {
             throw ApiException.notFound(RESOURCE, name);
           }
           StatefulSet created = FieldOwnership.applied(null, applied, options);
@@ -190,13 +179,12 @@ public class StatefulSetService {
           throw ApiException.of(409, "Conflict", "statefulsets.apps \"" + name + "\" is being deleted");
         }
         StatefulSet merged = FieldOwnership.applied(live.get(), applied, options);
-        merged.getMetadata().setResourceVersion(pinnedVersion != null && !pinnedVersion.isEmpty()
-            ? pinnedVersion : live.get().getMetadata().getResourceVersion());
+        merged.getMetadata().setResourceVersion(pinned ? pinnedVersion : live.get().getMetadata().getResourceVersion());
         return new Applied(replace(namespace, name, merged, options, Ownership.RECORDED), false);
       } catch (ApiException e) {
         // A write that raced this one; an apply conflict is the answer itself.
         boolean raced = (isConflict(e) && !FieldOwnership.isApplyConflict(e)) || "AlreadyExists".equals(e.status().getReason());
-        if ((pinnedVersion != null && !pinnedVersion.isEmpty()) || !raced || attempt >= WRITE_ATTEMPTS) {
+        if (pinned || !raced || attempt >= WRITE_ATTEMPTS) {
           throw e;
         }
         backOff(attempt);
@@ -393,6 +381,17 @@ public class StatefulSetService {
       set.getMetadata().setNamespace(namespace);
     } else if (!set.getMetadata().getNamespace().equals(namespace)) {
       throw ApiException.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+  }
+
+  /** The object names itself as the URL does, or takes the URL's name. */
+  private static void checkName(String name, StatefulSet set) {
+    if (set.getMetadata().getName() == null) {
+      set.getMetadata().setName(name);
+    }
+    if (!name.equals(set.getMetadata().getName())) {
+      throw ApiException.badRequest("the name of the object (" + set.getMetadata().getName()
+          + ") does not match the name on the URL (" + name + ")");
     }
   }
 
