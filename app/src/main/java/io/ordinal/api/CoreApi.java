@@ -25,6 +25,7 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
+import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
@@ -37,6 +38,7 @@ import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedSet;
@@ -149,11 +151,15 @@ public class CoreApi {
   }
 
   @Get(value = NS + "/pods/{name}/log", produces = MediaType.TEXT_PLAIN)
-  @Operation(summary = "A container's log (local driver): container, tailLines, previous, follow")
+  @Operation(summary = "A container's log (local driver): container, previous, follow, sinceSeconds, sinceTime, "
+      + "tailLines, limitBytes, timestamps")
   public HttpResponse<?> podLog(String namespace, String name, @Nullable @QueryValue String container,
       @Nullable @QueryValue Integer tailLines, @Nullable @QueryValue Boolean previous,
-      @Nullable @QueryValue Boolean follow) throws IOException {
-    return switch (podService.log(namespace, name, container, tailLines, Boolean.TRUE.equals(previous),
+      @Nullable @QueryValue Boolean follow, @Nullable @QueryValue Long sinceSeconds,
+      @Nullable @QueryValue String sinceTime, @Nullable @QueryValue Long limitBytes,
+      @Nullable @QueryValue Boolean timestamps) throws IOException {
+    LogOptions options = LogOptions.of(name, sinceSeconds, sinceTime, tailLines, limitBytes, timestamps, Instant.now());
+    return switch (podService.log(namespace, name, container, options, Boolean.TRUE.equals(previous),
         Boolean.TRUE.equals(follow))) {
       case PodService.PodLog.Following following ->
           HttpResponse.ok(new StreamedFile(following.stream(), MediaType.TEXT_PLAIN_TYPE));

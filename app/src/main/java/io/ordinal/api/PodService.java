@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.EndpointSubsetBuilder;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.ordinal.api.log.LogOptions;
+import io.ordinal.api.log.LogReader;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.SetKey;
@@ -20,7 +22,6 @@ import io.ordinal.temporal.SetSignals;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,36 +60,31 @@ public class PodService {
 
   /** A container's log: the text, or a stream that follows it while the pod lives. */
   public sealed interface PodLog {
-    record Text(String text) implements PodLog {}
+    record Text(byte[] text) implements PodLog {}
 
     record Following(InputStream stream) implements PodLog {}
   }
 
-  /** kubectl logs: {@code container} may be omitted for a single-container pod; {@code tailLines} ≥ 0. */
-  public PodLog log(String namespace, String name, String container, Integer tailLines, boolean previous,
+  /** kubectl logs: {@code container} may be omitted for a single-container pod. */
+  public PodLog log(String namespace, String name, String container, LogOptions options, boolean previous,
       boolean follow) throws IOException {
     PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
     String chosen = container(PodStore.toObject(row), container);
-    if (tailLines != null && tailLines < 0) {
-      throw ApiException.badRequest("tailLines must be greater than or equal to 0");
-    }
     Path file = drivers.find(row.driver()).flatMap(driver -> driver.logFile(namespace, name, chosen, previous))
         .orElse(null);
     if (file == null || !Files.exists(file)) {
       if (previous) {
         throw ApiException.badRequest("previous terminated container \"" + chosen + "\" in pod \"" + name + "\" not found");
       }
-      return new PodLog.Text("");
+      return new PodLog.Text(new byte[0]);
     }
-    byte[] bytes = Files.readAllBytes(file);
-    int start = tailStart(bytes, tailLines);
     if (follow && !previous) {
       String uid = row.uid();
-      return new PodLog.Following(new FollowingInputStream(file, start,
+      return new PodLog.Following(LogReader.follow(file, options,
           () -> pods.find(namespace, name).filter(p -> p.uid().equals(uid) && !p.terminating()).isPresent(),
           Duration.ofHours(1)));
     }
-    return new PodLog.Text(new String(bytes, start, bytes.length - start, StandardCharsets.UTF_8));
+    return new PodLog.Text(LogReader.read(file, options));
   }
 
   private static String container(Pod pod, String requested) {
@@ -106,21 +102,6 @@ public class PodService {
       throw ApiException.badRequest("container " + requested + " is not valid for pod " + pod.getMetadata().getName());
     }
     return requested;
-  }
-
-  /** Where the last {@code tailLines} lines of a log begin (0 for the whole log). */
-  static int tailStart(byte[] log, Integer tailLines) {
-    if (tailLines == null) {
-      return 0;
-    }
-    int end = log.length > 0 && log[log.length - 1] == '\n' ? log.length - 1 : log.length;
-    int seen = 0;
-    for (int i = end - 1; i >= 0; i--) {
-      if (log[i] == '\n' && ++seen == tailLines) {
-        return i + 1;
-      }
-    }
-    return tailLines == 0 ? log.length : 0;
   }
 
   /**

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -151,6 +152,29 @@ class CrashRecoveryIT {
               && Arrays.equals(p.info().arguments().orElse(new String[0]), new String[] {"100000"}))
           .count();
       assertEquals(PODS, processes, "one process per pod");
+    }
+  }
+
+  @Test
+  void aLocalPodsLinesGetTheirTimeWhileTheServiceIsDown(@Namespace String ns) throws Exception {
+    try (OrdinalService service = new OrdinalService("logs")) {
+      service.start();
+      Api api = service.api();
+      api.createSet(ns, Manifests.commandSet("tick", 1,
+          "/bin/sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done"));
+      api.awaitConverged(ns, "tick", 1, TIMEOUT);
+      service.kill9();
+      Instant killed = Instant.now();
+      Thread.sleep(2_000);
+      Instant restarted = Instant.now();
+      service.start();
+      // The stampers live in the container's session: what it printed meanwhile has its own time.
+      String log = api.get(Paths.pod(ns, "tick-0") + "/log?timestamps=true&sinceTime=" + killed.plusSeconds(1)
+          .truncatedTo(ChronoUnit.SECONDS)).body();
+      List<Instant> whileDown = log.lines().map(l -> Instant.parse(l.substring(0, l.indexOf(' '))))
+          .filter(t -> t.isBefore(restarted)).toList();
+      assertTrue(whileDown.size() >= 3, "lines stamped while the service was down:\n" + log);
+      assertTrue(log.lines().allMatch(l -> l.matches("\\S+Z tick \\d+")), log);
     }
   }
 

@@ -13,8 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The real kubectl binary drives Ordinal: every verb a StatefulSet user types, against the packaged service. */
@@ -306,6 +310,7 @@ class KubectlIT {
   @Test
   void logsOfALocalPod(@Namespace String ns) throws InterruptedException {
     Kubectl kubectl = kubectl(ns);
+    Instant created = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     api.createSet(ns, Manifests.commandSet("echo", 1, "sh", "-c", "echo one; echo two from $POD_NAME; exec sleep 3600"));
     api.awaitConverged(ns, "echo", 1, TIMEOUT);
     Instant deadline = Instant.now().plus(TIMEOUT);
@@ -315,6 +320,36 @@ class KubectlIT {
     assertEquals("one\ntwo from echo-0\n", kubectl.run("logs", "echo-0").ok().out());
     assertEquals("two from echo-0\n", kubectl.run("logs", "echo-0", "--tail=1").ok().out());
     assertEquals("two from echo-0\n", kubectl.run("logs", "pod/echo-0", "-c", "nginx", "--tail=1").ok().out());
+
+    // Each line carries the time it was written.
+    String stamped = kubectl.run("logs", "echo-0", "--timestamps").ok().out();
+    Matcher lines = Pattern.compile("(\\S+) (one|two from echo-0)\n").matcher(stamped);
+    List<String> texts = new ArrayList<>();
+    while (lines.find()) {
+      Instant time = Instant.parse(lines.group(1));
+      assertTrue(!time.isBefore(created) && !time.isAfter(Instant.now()), time + " is not between " + created + " and now");
+      assertTrue(lines.group(1).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{9}Z"), lines.group(1));
+      texts.add(lines.group(2));
+    }
+    assertEquals(List.of("one", "two from echo-0"), texts, stamped);
+    String last = kubectl.run("logs", "echo-0", "--tail=1", "--timestamps").ok().out();
+    assertTrue(last.matches("\\S+Z two from echo-0\n"), last);
+
+    assertEquals("one\ntwo from echo-0\n", kubectl.run("logs", "echo-0", "--since=1h").ok().out());
+    assertEquals("two from echo-0\n", kubectl.run("logs", "echo-0", "--since=1h", "--tail=1").ok().out());
+    String past = created.minusSeconds(60).toString();
+    String future = Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString();
+    assertEquals("one\ntwo from echo-0\n", kubectl.run("logs", "echo-0", "--since-time=" + past).ok().out());
+    assertEquals("", kubectl.run("logs", "echo-0", "--since-time=" + future).ok().out());
+    assertEquals("one\ntw", kubectl.run("logs", "echo-0", "--limit-bytes=6").ok().out());
+    assertEquals(stamped.substring(0, 20), kubectl.run("logs", "echo-0", "--timestamps", "--limit-bytes=20").ok().out());
+
+    // kubectl checks these itself; the API answers other clients as upstream does.
+    Api.Reply both = api.get(Paths.core(ns, "pods/echo-0/log?sinceSeconds=5&sinceTime=" + future));
+    assertEquals(422, both.code(), both.body());
+    assertTrue(both.body().contains("at most one of `sinceTime` or `sinceSeconds` may be specified"), both.body());
+    assertEquals(422, api.get(Paths.core(ns, "pods/echo-0/log?limitBytes=0")).code());
+    assertEquals(400, api.get(Paths.core(ns, "pods/echo-0/log?sinceTime=yesterday")).code());
     kubectl.run("delete", "sts", "echo").ok();
   }
 

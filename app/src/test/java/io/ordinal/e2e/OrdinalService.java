@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -191,15 +192,38 @@ final class OrdinalService implements AutoCloseable {
 
   /**
    * Whether {@code process} is a live (not zombie) process of one of this service's local pods:
-   * its stdout is a pod log under this service's data dir, which tells it apart from the pods of
-   * another service (another test run) on this machine.
+   * its stdout is a pod log under this service's data dir (a log stamper, or a container started
+   * before logs were stamped), or the pipe such a stamper reads (a container: the stampers are
+   * children of its session's leader). The data dir tells them apart from the pods of another
+   * service (another test run) on this machine.
    */
   boolean runsLocalPod(ProcessHandle process) {
+    if (!ProcStat.running(process)) {
+      return false;
+    }
+    Optional<Path> stdout = fd(process, 1);
+    if (stdout.isEmpty()) {
+      return false;
+    }
+    if (writesALog(process)) {
+      return true;
+    }
+    Optional<ProcessHandle> sessionLeader = ProcStat.fields(process.pid())
+        .flatMap(f -> ProcessHandle.of(Long.parseLong(f.get(3)))); // state ppid pgrp session
+    return sessionLeader.stream().flatMap(ProcessHandle::children)
+        .anyMatch(child -> fd(child, 0).equals(stdout) && writesALog(child));
+  }
+
+  private boolean writesALog(ProcessHandle process) {
+    return fd(process, 1).map(out -> out.startsWith(dataDir.resolve("local"))).orElse(false);
+  }
+
+  /** Where a file descriptor of {@code process} points; empty when gone or not ours to read. */
+  private static Optional<Path> fd(ProcessHandle process, int fd) {
     try {
-      return ProcStat.running(process) && Files.readSymbolicLink(
-          Path.of("/proc", Long.toString(process.pid()), "fd", "1")).startsWith(dataDir.resolve("local"));
+      return Optional.of(Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", Integer.toString(fd))));
     } catch (IOException | RuntimeException e) {
-      return false; // gone while we looked, or not ours to read
+      return Optional.empty();
     }
   }
 

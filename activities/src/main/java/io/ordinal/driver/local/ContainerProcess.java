@@ -8,9 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One container's process, started by this service or re-adopted after a restart. It runs in its
@@ -39,21 +41,35 @@ final class ContainerProcess {
     return ROOT && Files.isExecutable(Path.of(UNSHARE));
   }
 
-  /** Starts {@code argv} with exactly {@code env}; stdout and stderr are appended to {@code log}. */
+  /**
+   * Starts {@code argv} with exactly {@code env}; stdout and stderr go to {@code log} through
+   * {@link LogStamper}s (directly, without time, where there is no bash).
+   */
   static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
       List<Mount> mounts, List<Path> cgroupProcs) throws IOException {
+    boolean stamped = LogStamper.available();
+    boolean namespaced = !mounts.isEmpty() && mountNamespacesAvailable();
     List<String> command = new ArrayList<>();
     if (Files.isExecutable(Path.of(SETSID))) {
       command.add(SETSID);
     }
-    if (!mounts.isEmpty() && mountNamespacesAvailable()) {
-      Files.createDirectories(Path.of(STAGING));
-      // The shell only performs the mounts, then execs the user's argv unchanged ("$@").
-      StringBuilder script = new StringBuilder("set -e\n");
-      // Join the container's cgroups before anything else runs, so every descendant is limited.
+    if (namespaced) {
+      command.addAll(List.of(UNSHARE, "--mount", "--propagation", "private", "--"));
+    }
+    // A setup shell routes the output through the stampers and performs the mounts, then execs the
+    // user's argv unchanged ("$@"): the pid started here is the container's.
+    StringBuilder script = new StringBuilder();
+    if (stamped) {
+      script.append(LogStamper.redirectOutput());
+    }
+    if (namespaced) {
+      script.append("set -e\n");
+      // Join the container's cgroups before anything else runs, so every descendant is limited (the
+      // stampers, started above, stay outside: like a runtime's log shim, they are not the container).
       for (Path procs : cgroupProcs) {
         script.append("echo $$ > ").append(quote(procs.toString())).append('\n');
       }
+      Files.createDirectories(Path.of(STAGING));
       // Sources are first bound into a private staging tmpfs, so that no target (say /work) can
       // shadow a source that lives below it (say /work/var/...) before that source is mounted.
       script.append("mount -t tmpfs ordinal ").append(STAGING).append('\n');
@@ -71,9 +87,10 @@ final class ContainerProcess {
             .append("; else [ -e ").append(target).append(" ] || touch ").append(target).append("; fi\n");
         script.append("mount --bind ").append(staged).append(' ').append(target).append('\n');
       }
-      script.append("exec \"$@\"\n");
-      command.addAll(List.of(UNSHARE, "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-          script.toString(), "container"));
+    }
+    if (stamped || namespaced) {
+      script.append(execWithExactly(env));
+      command.addAll(List.of(stamped ? LogStamper.BASH : "/bin/sh", "-c", script.toString(), "container"));
     }
     command.addAll(argv);
     ProcessBuilder builder = new ProcessBuilder(command)
@@ -84,12 +101,23 @@ final class ContainerProcess {
     builder.environment().clear();
     builder.environment().putAll(env);
     Process process = builder.start();
-    if (!(!mounts.isEmpty() && mountNamespacesAvailable())) {
-      for (Path procs : cgroupProcs) { // no setup shell: move the process right after its start
+    if (!namespaced) {
+      for (Path procs : cgroupProcs) { // no cgroup lines in the script: move the process right after its start
         Files.writeString(procs, Long.toString(process.pid()));
       }
     }
     return new ContainerProcess(process.toHandle(), process);
+  }
+
+  /** The setup shell's last line: a shell exports PWD and SHLVL of its own, which the container must not see. */
+  private static String execWithExactly(Map<String, String> env) {
+    StringBuilder unset = new StringBuilder();
+    for (String variable : List.of("PWD", "SHLVL")) {
+      if (!env.containsKey(variable)) {
+        unset.append(" -u ").append(variable);
+      }
+    }
+    return unset.isEmpty() ? "exec \"$@\"\n" : "exec /usr/bin/env" + unset + " -- \"$@\"\n";
   }
 
   /** Re-adopts a process started by an earlier run, if it is still the same process (pid and start time). */
@@ -139,25 +167,48 @@ final class ContainerProcess {
   }
 
   /**
-   * Kills (with their process groups) the running processes whose stdout is one of {@code logFiles}:
-   * a container's processes are the only ones writing to its log. Returns their pids.
+   * Kills (with their process groups) the running processes of a container whose log is one of
+   * {@code logFiles}: those writing into the pipe of one of its {@link LogStamper}s, and those
+   * writing to the log itself (started before logs were stamped). Returns their pids. A stamper left
+   * alone exits once its writers are gone, after writing what they wrote last.
    */
   static List<Long> killStrays(List<Path> logFiles) {
-    List<Long> killed = new ArrayList<>();
     List<Path> targets = logFiles.stream().map(f -> f.toAbsolutePath().normalize()).toList();
-    ProcessHandle.allProcesses().filter(ProcStat::running).forEach(process -> {
-      try {
-        Path stdout = Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", "1"));
-        if (targets.contains(stdout)) {
-          Signals.sendToGroup(process.pid(), "KILL"); // its session, when it leads one
-          process.destroyForcibly();
-          killed.add(process.pid());
+    List<ProcessHandle> running = ProcessHandle.allProcesses().filter(ProcStat::running).toList();
+    Set<Path> stamperPipes = new HashSet<>();
+    List<ProcessHandle> strays = new ArrayList<>();
+    for (ProcessHandle process : running) {
+      if (fd(process, 1).map(targets::contains).orElse(false)) {
+        if (LogStamper.isStamper(process.pid())) {
+          fd(process, 0).ifPresent(stamperPipes::add);
+        } else {
+          strays.add(process);
         }
-      } catch (IOException | RuntimeException e) {
-        // not ours to read, or gone meanwhile
       }
-    });
+    }
+    for (ProcessHandle process : running) {
+      boolean writesToAStamper = fd(process, 1).map(stamperPipes::contains).orElse(false)
+          || fd(process, 2).map(stamperPipes::contains).orElse(false);
+      if (writesToAStamper && !strays.contains(process) && !LogStamper.isStamper(process.pid())) {
+        strays.add(process);
+      }
+    }
+    List<Long> killed = new ArrayList<>();
+    for (ProcessHandle stray : strays) {
+      Signals.sendToGroup(stray.pid(), "KILL"); // its session, when it leads one
+      stray.destroyForcibly();
+      killed.add(stray.pid());
+    }
     return killed;
+  }
+
+  /** What a process's file descriptor points to (a path, or {@code pipe:[inode]}); empty when not ours to read or gone. */
+  private static Optional<Path> fd(ProcessHandle process, int fd) {
+    try {
+      return Optional.of(Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", Integer.toString(fd))));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   static String quote(String value) {

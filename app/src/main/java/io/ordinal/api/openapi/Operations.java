@@ -61,7 +61,8 @@ final class Operations {
   static final List<Param> DELETE = List.of(new Param("dryRun", "string"), new Param("propagationPolicy", "string"));
 
   static final List<Param> LOG = List.of(new Param("container", "string"), new Param("follow", "boolean"),
-      new Param("previous", "boolean"), new Param("tailLines", "integer"));
+      new Param("previous", "boolean"), new Param("tailLines", "integer"), new Param("sinceSeconds", "integer"),
+      new Param("sinceTime", "string"), new Param("limitBytes", "integer"), new Param("timestamps", "boolean"));
 
   static final List<String> BODY_TYPES = List.of(MediaType.APPLICATION_JSON, KubeCodec.YAML);
 
