@@ -1,5 +1,6 @@
 package io.ordinal.driver;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -25,6 +26,20 @@ public interface PodDriver {
   /** The file a container's log is kept in (the previous instance's with {@code previous}), if this driver keeps logs. */
   default Optional<Path> logFile(String namespace, String pod, String container, boolean previous) {
     return Optional.empty();
+  }
+
+  /**
+   * Checks that a command could run in {@code container} of {@code pod} now, before a client's
+   * connection is upgraded for it; throws {@link ExecRefusedException} with the reason if not.
+   */
+  default void checkExec(DriverPod pod, String container) {
+    throw new ExecRefusedException("exec is not supported for pods of the " + name() + " driver");
+  }
+
+  /** Starts a command in a running container (kubectl exec); {@link ExecRefusedException} if it cannot run there. */
+  default ExecProcess exec(ExecRequest request) throws IOException {
+    checkExec(request.pod(), request.container());
+    throw new ExecRefusedException("exec is not supported for pods of the " + name() + " driver");
   }
 
   /** A set is gone (its pods are): releases what the driver kept for it, such as the local driver's addresses. */

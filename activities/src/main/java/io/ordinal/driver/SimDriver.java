@@ -60,6 +60,13 @@ public class SimDriver implements PodDriver {
     advanceLater(pod.id(), Duration.ZERO);
   }
 
+  /** No process runs for a simulated pod, so there is nothing to run a command beside. */
+  @Override
+  public void checkExec(DriverPod pod, String container) {
+    throw new ExecRefusedException("exec is not supported for simulated pods (driver sim): pod " + pod.name()
+        + " runs no process");
+  }
+
   @Override
   public void recover() {
     var all = pods.findByDriver(name());

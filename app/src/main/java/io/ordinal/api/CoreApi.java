@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodListBuilder;
 import io.micronaut.core.annotation.Nullable;
+import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -21,11 +22,14 @@ import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Delete;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.ordinal.api.log.LogOptions;
+import io.ordinal.api.exec.ExecOptions;
+import io.ordinal.api.exec.ExecUpgradeFilter;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
@@ -41,6 +45,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -165,6 +170,23 @@ public class CoreApi {
           HttpResponse.ok(new StreamedFile(following.stream(), MediaType.TEXT_PLAIN_TYPE));
       case PodService.PodLog.Text text -> HttpResponse.ok(text.text()).contentType(MediaType.TEXT_PLAIN);
     };
+  }
+
+  /**
+   * Exec as a POST: kubectl's SPDY fallback, which it tries only when the WebSocket upgrade (a GET,
+   * served by {@code ExecSocket}) failed. Checked like the upgrade, so kubectl shows the real reason
+   * (say, an unknown container); a valid one is refused, since the streams need the WebSocket protocol.
+   */
+  @Post(value = NS + "/pods/{name}/exec", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
+  @Operation(summary = "Run a command in a container: WebSocket only (GET with v5.channel.k8s.io); "
+      + "a POST (SPDY) is checked, then refused")
+  public HttpResponse<String> execWithoutWebSocket(HttpRequest<?> request, String namespace, String name) {
+    podService.prepareExec(namespace, name, ExecOptions.parse(request.getParameters()));
+    String upgrade = request.getHeaders().get(HttpHeaders.UPGRADE);
+    if (upgrade != null && upgrade.toLowerCase(Locale.ROOT).startsWith("spdy")) {
+      throw ApiException.badRequest("exec needs the WebSocket protocol (kubectl 1.31+); SPDY is not supported");
+    }
+    throw ApiException.badRequest(ExecUpgradeFilter.UPGRADE_REQUIRED);
   }
 
   @Get(value = NS + "/endpoints/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

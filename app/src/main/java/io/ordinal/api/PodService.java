@@ -11,7 +11,12 @@ import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.log.LogReader;
+import io.ordinal.api.exec.ExecOptions;
+import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.driver.ExecRefusedException;
+import io.ordinal.driver.ExecRequest;
+import io.ordinal.driver.PodDriver;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.SetKey;
 import io.ordinal.pods.PodLifecycle;
@@ -85,6 +90,29 @@ public class PodService {
           Duration.ofHours(1)));
     }
     return new PodLog.Text(LogReader.read(file, options));
+  }
+
+  /** An exec the pod's driver can run now: the driver and what to run where. */
+  public record PreparedExec(PodDriver driver, ExecRequest request) {}
+
+  /**
+   * kubectl exec, checked before the connection is upgraded: the pod exists (404), the container is
+   * one of its own or the only one (400, upstream's words), and its driver can run the command there
+   * now (400: not running, or a driver without processes).
+   */
+  public PreparedExec prepareExec(String namespace, String name, ExecOptions options) {
+    PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
+    DriverPod pod = DriverPod.of(row);
+    String chosen = container(pod.object(), options.container());
+    PodDriver driver = drivers.find(row.driver()).orElseThrow(() -> ApiException.badRequest(
+        "pod " + name + " is run by driver " + row.driver() + ", which this service does not have"));
+    try {
+      driver.checkExec(pod, chosen);
+    } catch (ExecRefusedException e) {
+      throw ApiException.badRequest(e.getMessage());
+    }
+    return new PreparedExec(driver, new ExecRequest(pod, chosen, options.command(), options.stdin(),
+        options.stdout(), options.stderr(), options.tty()));
   }
 
   private static String container(Pod pod, String requested) {

@@ -91,6 +91,42 @@ final class Kubectl {
     }
   }
 
+  /**
+   * Runs kubectl on a terminal of {@code columns} x {@code rows} (util-linux {@code script} gives it
+   * a pseudo-terminal), for {@code exec -it}; the output is what the terminal showed.
+   */
+  Result runOnTerminal(int columns, int rows, String... args) {
+    StringBuilder line = new StringBuilder("stty cols " + columns + " rows " + rows + "; exec " + quote(BINARY));
+    for (String arg : args) {
+      line.append(' ').append(quote(arg));
+    }
+    List<String> command = List.of("script", "-q", "-e", "-c", line.toString(), "/dev/null");
+    ProcessBuilder builder = new ProcessBuilder(command);
+    builder.environment().put("KUBECONFIG", kubeconfig.toString());
+    builder.environment().put("KUBECACHEDIR", home.resolve("cache").toString());
+    builder.environment().put("HOME", home.toString());
+    try {
+      Path out = Files.createTempFile(home, "out", ".txt");
+      Path err = Files.createTempFile(home, "err", ".txt");
+      Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile())
+          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+      if (!process.waitFor(2, TimeUnit.MINUTES)) {
+        process.destroyForcibly();
+        throw new AssertionError("kubectl " + String.join(" ", args) + " did not finish in 2 minutes");
+      }
+      return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String quote(String word) {
+    return "'" + word.replace("'", "'\\''") + "'";
+  }
+
   /** Starts kubectl and leaves it running (for {@code get -w}); the caller destroys it. */
   Process start(Path output, String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of(BINARY));

@@ -354,6 +354,115 @@ class KubectlIT {
   }
 
   @Test
+  void execRunsInsideThePodsMountNamespaceWithTheContainersEnv(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    startExecSet(ns);
+    // /data is the pod's volume, mounted only in its own mount namespace: not on this host.
+    assertEquals("written by exec-0\n", kubectl.run("exec", "exec-0", "--", "cat", "/data/x").ok().out());
+    assertFalse(Files.exists(Path.of("/data/x")), "the volume is mounted at /data outside the pod");
+    // The container's env, $(VAR) references expanded, as the container itself got it.
+    assertEquals("hello exec-0\n", kubectl.run("exec", "exec-0", "-c", "main", "--", "printenv", "GREETING").ok().out());
+    Kubectl.Result both = kubectl.run("exec", "exec-0", "-c", "main", "--", "sh", "-c", "echo out; echo err >&2");
+    assertEquals("out\n", both.ok().out());
+    assertTrue(both.err().contains("err"), both.err());
+  }
+
+  @Test
+  void execChoosesTheContainerWithDashCAndItsWorkingDir(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    startExecSet(ns);
+    assertEquals("/data\n", kubectl.run("exec", "exec-0", "-c", "side", "--", "pwd").ok().out());
+    assertEquals("", kubectl.run("exec", "exec-0", "-c", "side", "--", "printenv", "GREETING").out());
+    // Without -c kubectl picks the first container, and says so.
+    Kubectl.Result defaulted = kubectl.run("exec", "exec-0", "--", "printenv", "GREETING");
+    assertEquals("hello exec-0\n", defaulted.ok().out());
+    assertTrue(defaulted.err().contains("Defaulted container \"main\""), defaulted.err());
+    Kubectl.Result unknown = kubectl.run("exec", "exec-0", "-c", "nope", "--", "true");
+    assertEquals(1, unknown.code());
+    assertTrue(unknown.err().contains("BadRequest") && unknown.err().contains("container nope is not valid for pod exec-0"),
+        unknown.err());
+  }
+
+  @Test
+  void execPropagatesTheCommandsExitCode(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    startExecSet(ns);
+    Kubectl.Result failed = kubectl.run("exec", "exec-0", "-c", "main", "--", "sh", "-c", "exit 3");
+    assertEquals(3, failed.code(), failed.err());
+    assertTrue(failed.err().contains("command terminated with exit code 3"), failed.err());
+    assertEquals(127, kubectl.run("exec", "exec-0", "-c", "main", "--", "no-such-command").code());
+    assertEquals(0, kubectl.run("exec", "exec-0", "-c", "main", "--", "true").code());
+  }
+
+  @Test
+  void execPipesStdinWithDashIUntilItsEnd(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    startExecSet(ns);
+    assertEquals("hi\nthere\n", kubectl.run("hi\nthere\n", Map.of(), "exec", "-i", "exec-0", "-c", "main", "--", "cat")
+        .ok().out());
+    // More than one frame and more than a pipe holds, in order: stdin is fed as the command reads it.
+    StringBuilder lines = new StringBuilder();
+    for (int i = 1; i <= 100_000; i++) {
+      lines.append(i).append('\n');
+    }
+    String counted = kubectl.run(lines.toString(), Map.of(), "exec", "-i", "exec-0", "-c", "main", "--",
+        "awk", "NR != $1 { exit 1 } END { print NR }").ok().out();
+    assertEquals("100000", counted.trim());
+  }
+
+  @Test
+  void execWithDashItRunsOnATerminalOfTheClientsSize(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    startExecSet(ns);
+    // The terminal is resized to kubectl's as its first resize message arrives; the sleep lets it.
+    Kubectl.Result terminal = kubectl.runOnTerminal(123, 45, "exec", "-it", "exec-0", "-c", "main", "--",
+        "sh", "-c", "sleep 1; tty; stty size; echo $TERM; exit 4");
+    assertEquals(4, terminal.code(), terminal.out() + terminal.err());
+    assertTrue(terminal.out().contains("/dev/pts/"), terminal.out());
+    assertTrue(terminal.out().contains("45 123"), terminal.out());
+    assertTrue(terminal.out().contains("xterm"), terminal.out());
+  }
+
+  @Test
+  void execIsRefusedWithAStatusForSimulatedPodsAndOverSpdy(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    api.createSet(ns, Manifests.web("sim", 1, 0, Map.of()));
+    api.awaitConverged(ns, "sim", 1, TIMEOUT);
+    Kubectl.Result simulated = kubectl.run("exec", "sim-0", "--", "true");
+    assertEquals(1, simulated.code());
+    assertTrue(simulated.err().contains("exec is not supported for simulated pods"), simulated.err());
+    startExecSet(ns);
+    // kubectl speaks SPDY when told not to use WebSockets: a clear refusal, not a 404 or 500.
+    Kubectl.Result spdy = kubectl.run(null, Map.of("KUBECTL_REMOTE_COMMAND_WEBSOCKETS", "false"),
+        "exec", "exec-0", "-c", "main", "--", "true");
+    assertEquals(1, spdy.code());
+    assertTrue(spdy.err().contains("(BadRequest): exec needs the WebSocket protocol"), spdy.err());
+  }
+
+  /**
+   * A local set {@code exec} of one pod: container main writes into its volume (at /data) and has
+   * an env var; container side only sleeps, in /data.
+   */
+  private static void startExecSet(String ns) {
+    ObjectNode set = Manifests.commandSet("exec", 1, "sh", "-c", "echo written by $POD_NAME > /data/x; exec sleep 3600");
+    ArrayNode containers = (ArrayNode) set.at("/spec/template/spec/containers");
+    ObjectNode main = ((ObjectNode) containers.get(0)).put("name", "main");
+    main.putArray("env").addObject().put("name", "GREETING").put("value", "hello $(POD_NAME)");
+    ((ObjectNode) main.at("/volumeMounts/0")).put("mountPath", "/data");
+    ObjectNode side = containers.addObject().put("name", "side").put("image", "busybox").put("workingDir", "/data");
+    side.putArray("command").add("sleep").add("3600");
+    side.putArray("volumeMounts").addObject().put("name", "www").put("mountPath", "/data");
+    api.createSet(ns, set);
+    api.awaitConverged(ns, "exec", 1, TIMEOUT);
+    Instant deadline = Instant.now().plus(TIMEOUT);
+    while (kubectl(ns).run("exec", "exec-0", "-c", "main", "--", "test", "-s", "/data/x").code() != 0) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("exec-0 never wrote /data/x");
+      }
+    }
+  }
+
+  @Test
   void theOrdinalPluginPausesResumesUndoesAndShowsProgress(@Namespace String ns) {
     Kubectl kubectl = kubectl(ns);
     Map<String, String> withPlugin = Map.of("PATH",

@@ -36,7 +36,8 @@ final class ContainerRuntime {
 
   final Container spec;
   private final PodSupervisor pod;
-  private ContainerProcess process;
+  /** Volatile: kubectl exec reads it from a request thread. */
+  private volatile ContainerProcess process;
   private Instant startedAt;
   private int restartCount;
   private Integer lastExitCode;

@@ -1,6 +1,9 @@
 package io.ordinal.driver.local;
 
 import io.ordinal.driver.DriverPod;
+import io.ordinal.driver.ExecProcess;
+import io.ordinal.driver.ExecRefusedException;
+import io.ordinal.driver.ExecRequest;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.driver.PodEvents;
 import io.ordinal.model.PodSnapshot;
@@ -131,6 +134,25 @@ public class LocalDriver implements PodDriver {
   @Override
   public Optional<Path> logFile(String namespace, String pod, String container, boolean previous) {
     return Optional.of(paths.logs(namespace, pod).resolve(container + (previous ? ".previous.log" : ".log")));
+  }
+
+  @Override
+  public void checkExec(DriverPod pod, String container) {
+    execTarget(pod, container);
+  }
+
+  @Override
+  public ExecProcess exec(ExecRequest request) throws IOException {
+    return LocalExec.start(execTarget(request.pod(), request.container()), request);
+  }
+
+  /** The running container of this very pod (its uid: not a predecessor or successor of the same name). */
+  private LocalExec.Target execTarget(DriverPod pod, String container) {
+    PodSupervisor supervisor = supervisors.get(pod.uid());
+    if (supervisor == null) {
+      throw ExecRefusedException.containerNotFound(container);
+    }
+    return supervisor.execTarget(container);
   }
 
   void refreshHostsFiles(String namespace) {

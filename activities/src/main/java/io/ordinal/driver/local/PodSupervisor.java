@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.ProbeBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.ordinal.driver.DriverPod;
+import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.kube.Labels;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.KubeJson;
@@ -303,7 +304,7 @@ final class PodSupervisor implements Runnable {
     for (String part : spec.getArgs() == null ? List.<String>of() : spec.getArgs()) {
       argv.add(EnvExpansion.expand(part, env));
     }
-    Path workingDir = spec.getWorkingDir() == null || spec.getWorkingDir().isEmpty() ? dir : Path.of(spec.getWorkingDir());
+    Path workingDir = workingDir(spec);
     Files.createDirectories(workingDir);
     // A service killed between starting a process and saving its pid leaves that process running
     // unknown to the next run: never start a second one for the same container.
@@ -313,6 +314,25 @@ final class PodSupervisor implements Runnable {
           + " left by an earlier run before starting it again");
     }
     return ContainerProcess.start(argv, env, workingDir, logFile, mounts, cgroupProcs);
+  }
+
+  /** The container's workingDir, or the pod's own directory when it sets none. */
+  private Path workingDir(Container spec) {
+    return spec.getWorkingDir() == null || spec.getWorkingDir().isEmpty() ? dir : Path.of(spec.getWorkingDir());
+  }
+
+  /**
+   * Where a command of kubectl exec runs in {@code container}: beside its running process, with its
+   * env and working dir. Init containers and containers between two runs have no process to join.
+   */
+  LocalExec.Target execTarget(String container) {
+    for (ContainerRuntime c : containers) {
+      ContainerProcess process = c.process();
+      if (c.spec.getName().equals(container) && process != null && process.alive()) {
+        return new LocalExec.Target(process.pid(), env(c.spec), workingDir(c.spec).toString());
+      }
+    }
+    throw ExecRefusedException.containerNotFound(container);
   }
 
   /** The container's environment: downward-API values, then its env in order, each $(VAR)-expanded. */

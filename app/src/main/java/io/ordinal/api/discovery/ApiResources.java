@@ -33,7 +33,8 @@ public final class ApiResources {
   public static final Group CORE = new Group("", "v1", List.of(
       new Resource("", "v1", "pods", "pod", "Pod", true,
           List.of("delete", "deletecollection", "get", "list", "watch"), List.of("po"), List.of("all"),
-          List.of(new Subresource("log", "", "v1", "Pod", List.of("get")))),
+          List.of(new Subresource("exec", "", "v1", "PodExecOptions", List.of("create", "get")),
+              new Subresource("log", "", "v1", "Pod", List.of("get")))),
       new Resource("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true,
           READ, List.of("pvc"), List.of(), List.of()),
       new Resource("", "v1", "events", "event", "Event", true, READ, List.of("ev"), List.of(), List.of()),

@@ -64,6 +64,11 @@ final class Operations {
       new Param("previous", "boolean"), new Param("tailLines", "integer"), new Param("sinceSeconds", "integer"),
       new Param("sinceTime", "string"), new Param("limitBytes", "integer"), new Param("timestamps", "boolean"));
 
+  /** PodExecOptions as a query; {@code command} is repeated, one argument each. */
+  static final List<Param> EXEC = List.of(new Param("command", "string"), new Param("container", "string"),
+      new Param("stderr", "boolean"), new Param("stdin", "boolean"), new Param("stdout", "boolean"),
+      new Param("tty", "boolean"));
+
   static final List<String> BODY_TYPES = List.of(MediaType.APPLICATION_JSON, KubeCodec.YAML);
 
   /** The group version's paths: collection, object and subresource paths of every resource. */
@@ -107,7 +112,14 @@ final class Operations {
         String path = collection + "/{name}/" + s.name();
         String id = idPrefix + scope + r.kind() + capitalize(s.name());
         Gvk subGvk = new Gvk(s.group(), s.version(), s.kind());
-        if (s.name().equals("log")) {
+        if (s.name().equals("exec")) {
+          // A connect: GET (the WebSocket upgrade) or POST (SPDY), no body either way.
+          add(paths, path, objectParams, List.of(
+              new Operation("get", "connect", "connect" + idPrefix + "Get" + scope + r.kind() + capitalize(s.name()),
+                  subGvk, EXEC, null, List.of(), 200, null, List.of(MediaType.ALL)),
+              new Operation("post", "connect", "connect" + idPrefix + "Post" + scope + r.kind() + capitalize(s.name()),
+                  subGvk, EXEC, null, List.of(), 200, null, List.of(MediaType.ALL))));
+        } else if (s.name().equals("log")) {
           // The log is text, not the kind discovery names for it.
           add(paths, path, objectParams, List.of(new Operation("get", "get", "read" + id, subGvk, LOG,
               null, List.of(), 200, null, List.of(MediaType.TEXT_PLAIN))));

@@ -12,6 +12,7 @@ import io.micronaut.http.annotation.Get;
 import io.micronaut.http.annotation.Patch;
 import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Put;
+import io.micronaut.websocket.annotation.ServerWebSocket;
 import io.ordinal.api.CoreApi;
 import io.ordinal.api.KubeCodec;
 import io.ordinal.api.StatefulSetApi;
@@ -19,6 +20,7 @@ import io.ordinal.api.UnknownFields;
 import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.discovery.ApiResources.Group;
 import io.ordinal.api.discovery.ApiResources.Resource;
+import io.ordinal.api.exec.ExecSocket;
 import io.ordinal.api.openapi.OpenApiDocuments.Documents;
 import io.ordinal.store.KubeJson;
 import java.io.IOException;
@@ -230,6 +232,8 @@ class OpenApiDocumentsTest {
         routes.forEach((method, path) -> served.add(method + " " + base + path));
       }
     }
+    // The WebSocket of exec is its GET route (the upgrade request).
+    served.add("get " + ExecSocket.class.getAnnotation(ServerWebSocket.class).value());
     Set<String> unserved = new TreeSet<>();
     for (JsonNode document : List.of(APPS, CORE)) {
       operations(document).keySet().stream().filter(op -> !served.contains(op)).forEach(unserved::add);
