@@ -1,5 +1,6 @@
 package io.ordinal.e2e;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -64,17 +65,22 @@ final class Kubectl {
     List<String> command = new ArrayList<>(List.of(BINARY));
     command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().put("KUBECONFIG", kubeconfig.toString());
-    // Discovery and OpenAPI caches of its own, so no test sees another server's.
-    builder.environment().put("KUBECACHEDIR", home.resolve("cache").toString());
-    builder.environment().put("HOME", home.toString());
     builder.environment().putAll(env);
+    return finish(builder, stdin, args);
+  }
+
+  /** Runs {@code builder} (kubectl, or a wrapper of it) with this kubeconfig, feeding it {@code stdin}. */
+  private Result finish(ProcessBuilder builder, String stdin, String... args) {
+    configure(builder);
     try {
       Path out = Files.createTempFile(home, "out", ".txt");
       Path err = Files.createTempFile(home, "err", ".txt");
+      if (stdin == null) {
+        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+      }
       Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-      try (var input = process.getOutputStream()) {
-        if (stdin != null) {
+      if (stdin != null) {
+        try (var input = process.getOutputStream()) {
           input.write(stdin.getBytes(StandardCharsets.UTF_8));
         }
       }
@@ -101,26 +107,15 @@ final class Kubectl {
       line.append(' ').append(quote(arg));
     }
     List<String> command = List.of("script", "-q", "-e", "-c", line.toString(), "/dev/null");
-    ProcessBuilder builder = new ProcessBuilder(command);
+    return finish(new ProcessBuilder(command), null, args);
+  }
+
+  /** This kubeconfig, and discovery and OpenAPI caches of its own, so no test sees another server's. */
+  private ProcessBuilder configure(ProcessBuilder builder) {
     builder.environment().put("KUBECONFIG", kubeconfig.toString());
     builder.environment().put("KUBECACHEDIR", home.resolve("cache").toString());
     builder.environment().put("HOME", home.toString());
-    try {
-      Path out = Files.createTempFile(home, "out", ".txt");
-      Path err = Files.createTempFile(home, "err", ".txt");
-      Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile())
-          .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-      if (!process.waitFor(2, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        throw new AssertionError("kubectl " + String.join(" ", args) + " did not finish in 2 minutes");
-      }
-      return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return builder;
   }
 
   private static String quote(String word) {
@@ -131,11 +126,8 @@ final class Kubectl {
   Process start(Path output, String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of(BINARY));
     command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(output.toFile())
+    ProcessBuilder builder = configure(new ProcessBuilder(command)).redirectOutput(output.toFile())
         .redirectError(ProcessBuilder.Redirect.appendTo(output.toFile()));
-    builder.environment().put("KUBECONFIG", kubeconfig.toString());
-    builder.environment().put("KUBECACHEDIR", home.resolve("cache").toString());
-    builder.environment().put("HOME", home.toString());
     return builder.start();
   }
 }
