@@ -159,4 +159,10 @@ public final class Repositories {
 
     List<EventRow> listOrderById();
   }
+
+  @JdbcRepository(dialect = Dialect.POSTGRES)
+  public interface ApiTokens extends CrudRepository<ApiTokenRow, String> {
+    @Query("UPDATE api_tokens SET revoked_at = :revokedAt WHERE id = :id AND revoked_at IS NULL")
+    long revoke(String id, Instant revokedAt);
+  }
 }

@@ -37,6 +37,21 @@ public class ApiException extends RuntimeException {
     return of(404, "NotFound", resource + " \"" + name + "\" not found");
   }
 
+  /**
+   * 403 Forbidden with upstream's details: the resource (plural, without subresource), its group
+   * and the object's name, each left out when empty.
+   */
+  public static ApiException forbidden(String message, String group, String resource, String name) {
+    StatusBuilder status = new StatusBuilder().withApiVersion("v1").withKind("Status")
+        .withNewMetadata().endMetadata()
+        .withStatus("Failure").withCode(403).withReason("Forbidden").withMessage(message);
+    if (!resource.isEmpty()) {
+      status.withNewDetails().withGroup(group.isEmpty() ? null : group).withKind(resource)
+          .withName(name.isEmpty() ? null : name).endDetails();
+    }
+    return new ApiException(status.build());
+  }
+
   public static ApiException unsupportedMediaType(String contentType, List<String> supported) {
     return of(415, "UnsupportedMediaType",
         "the body of the request was in an unknown format - accepted media types include: " + String.join(", ", supported)

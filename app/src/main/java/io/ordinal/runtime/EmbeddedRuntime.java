@@ -28,6 +28,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
     Files.createDirectories(settings.dataDir());
     Map<String, Object> props = new HashMap<>();
     props.put("micronaut.server.port", settings.httpPort());
+    props.put("micronaut.server.host", settings.bindAddress());
     props.put("ordinal.data-dir", settings.dataDir().toString());
     props.put("temporal.namespace", settings.temporalNamespace());
     EmbeddedPostgresServer postgres = null;

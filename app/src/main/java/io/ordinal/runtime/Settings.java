@@ -9,6 +9,7 @@ import java.util.Map;
  */
 public record Settings(
     Path dataDir,
+    String bindAddress,
     int httpPort,
     String temporalAddress,
     String temporalNamespace,
@@ -23,6 +24,7 @@ public record Settings(
   public static Settings fromEnvironment(Map<String, String> env) {
     return new Settings(
         Path.of(env.getOrDefault("ORDINAL_DATA_DIR", "var")).toAbsolutePath().normalize(),
+        env.getOrDefault("ORDINAL_BIND_ADDRESS", "127.0.0.1"),
         Integer.parseInt(env.getOrDefault("ORDINAL_HTTP_PORT", "8080")),
         blankToNull(env.get("TEMPORAL_ADDRESS")),
         env.getOrDefault("TEMPORAL_NAMESPACE", "default"),
@@ -33,6 +35,18 @@ public record Settings(
         blankToNull(env.get("ORDINAL_DB_URL")),
         env.getOrDefault("ORDINAL_DB_USER", "postgres"),
         env.getOrDefault("ORDINAL_DB_PASSWORD", "postgres"));
+  }
+
+  /**
+   * Whether the bind address keeps the API on this machine. Beyond it, the API needs TLS, which is
+   * not built yet: such an address is refused at start rather than served in the clear.
+   */
+  public boolean bindsLoopbackOnly() {
+    try {
+      return java.net.InetAddress.getByName(bindAddress).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
   }
 
   private static String blankToNull(String value) {

@@ -32,10 +32,31 @@ final class Api {
   }
 
   private final String base;
+  private final String token;
   private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-  Api(String base) {
+  /** @param token the bearer token every request carries; null for none (the anonymous user) */
+  Api(String base, String token) {
     this.base = base;
+    this.token = token;
+  }
+
+  /** The same service as another user (another token; null: anonymous). */
+  Api as(String otherToken) {
+    return new Api(base, otherToken);
+  }
+
+  String token() {
+    return token;
+  }
+
+  /** A request to {@code path} with this client's credentials, for tests that read responses as streams. */
+  HttpRequest.Builder request(String path) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path));
+    if (token != null) {
+      request.header("Authorization", "Bearer " + token);
+    }
+    return request;
   }
 
   /** The service's URL, e.g. for a kubeconfig. */
@@ -69,7 +90,7 @@ final class Api {
 
   /** @param headers more request headers, as name, value, name, value... */
   Reply send(String method, String path, String contentType, String body, String accept, String... headers) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+    HttpRequest.Builder request = request(path).timeout(Duration.ofSeconds(30))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     if (headers.length > 0) {
       request.headers(headers);

@@ -40,6 +40,7 @@ class ApiFuzzIT {
       String base = "http://127.0.0.1:" + service.httpPort;
       Instant start = Instant.now();
       Process fuzz = new ProcessBuilder(schemathesis, "run", base + "/openapi.yaml", "--url", base,
+          "--header", "Authorization: Bearer " + service.adminToken(),
           "--checks", "not_a_server_error,response_schema_conformance",
           "--max-examples", Integer.toString(EXAMPLES), "--seed", SEED, "--workers", "2", "--phases", PHASES,
           "--suppress-health-check", "all", "--generation-database", "none",

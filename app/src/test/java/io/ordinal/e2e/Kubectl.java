@@ -29,7 +29,8 @@ final class Kubectl {
   private final Path kubeconfig;
   private final Path home;
 
-  Kubectl(String server, String namespace) {
+  /** @param token the user's bearer token (null: no credentials, the anonymous user) */
+  Kubectl(String server, String token, String namespace) {
     try {
       home = Files.createTempDirectory("kubectl-home");
       kubeconfig = home.resolve("config");
@@ -45,8 +46,8 @@ final class Kubectl {
           current-context: ordinal
           users:
           - name: tester
-            user: {}
-          """.formatted(server, namespace));
+            user: %s
+          """.formatted(server, namespace, token == null ? "{}" : "{token: \"" + token + "\"}"));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

@@ -65,8 +65,17 @@ final class OrdinalService implements AutoCloseable {
     return shared;
   }
 
+  /** The API as admin, with the token the service wrote on its first start. */
   Api api() {
-    return new Api("http://127.0.0.1:" + httpPort);
+    return new Api("http://127.0.0.1:" + httpPort, adminToken());
+  }
+
+  String adminToken() {
+    try {
+      return Files.readString(dataDir.resolve("auth").resolve("admin.token")).trim();
+    } catch (IOException e) {
+      throw new UncheckedIOException("the service has not written its admin token (has it started?)", e);
+    }
   }
 
   synchronized void start() throws Exception {

@@ -9,9 +9,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -106,7 +104,7 @@ class WatchIT {
 
   private static InputStream open(String path) throws IOException {
     try {
-      HttpResponse<InputStream> response = CLIENT.send(HttpRequest.newBuilder(URI.create(api.base() + path)).build(),
+      HttpResponse<InputStream> response = CLIENT.send(api.request(path).build(),
           HttpResponse.BodyHandlers.ofInputStream());
       if (response.statusCode() != 200) {
         throw new IllegalStateException(path + " answered " + response.statusCode()

@@ -5,9 +5,7 @@ import io.ordinal.store.KubeJson;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -52,8 +50,8 @@ class WatchLatencyBenchmarkIT {
       arrivals.add(seen);
       Thread.ofVirtual().start(() -> {
         try {
-          InputStream body = client.send(HttpRequest.newBuilder(URI.create(api.base() + Paths.core(ns, "pods")
-              + "?watch=true&timeoutSeconds=600&resourceVersion=" + from)).build(), HttpResponse.BodyHandlers.ofInputStream()).body();
+          InputStream body = client.send(api.request(Paths.core(ns, "pods")
+              + "?watch=true&timeoutSeconds=600&resourceVersion=" + from).build(), HttpResponse.BodyHandlers.ofInputStream()).body();
           bodies.add(body);
           open.countDown();
           BufferedReader reader = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));

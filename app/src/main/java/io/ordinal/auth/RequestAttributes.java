@@ -1,0 +1,105 @@
+package io.ordinal.auth;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What a request asks to do, as the API server's authorizers see it (upstream's RequestInfo:
+ * staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go): a verb on a resource, or on a
+ * non-resource path such as {@code /version} or {@code /apis}.
+ *
+ * @param resourceRequest false for discovery, OpenAPI, health and other paths outside
+ *     {@code /api/v1/...} and {@code /apis/{group}/{version}/...}
+ * @param verb get, list, watch, create, update, patch, delete, deletecollection; for a
+ *     non-resource request the lower-case HTTP method
+ */
+public record RequestAttributes(boolean resourceRequest, String verb, String path, String apiGroup, String apiVersion,
+    String namespace, String resource, String subresource, String name) {
+
+  private static final Set<String> LIST_VERBS_FALSE = Set.of("false", "0");
+
+  /** The attributes of {@code method} on {@code path}; {@code watch} and {@code fieldSelector} from the query. */
+  public static RequestAttributes of(String method, String path, String watch, String fieldSelector) {
+    String httpVerb = method.toLowerCase(java.util.Locale.ROOT);
+    RequestAttributes nonResource = new RequestAttributes(false, httpVerb, path, "", "", "", "", "", "");
+    List<String> segments = List.of(trim(path).split("/"));
+    if (segments.size() < 3 || !(segments.get(0).equals("api") || segments.get(0).equals("apis"))) {
+      return nonResource;
+    }
+    int next = 1;
+    String group = "";
+    if (segments.get(0).equals("apis")) {
+      if (segments.size() < 4) {
+        return nonResource;
+      }
+      group = segments.get(next++);
+    }
+    String version = segments.get(next++);
+    String verb = switch (method.toUpperCase(java.util.Locale.ROOT)) {
+      case "POST" -> "create";
+      case "GET", "HEAD" -> "get";
+      case "PUT" -> "update";
+      case "PATCH" -> "patch";
+      case "DELETE" -> "delete";
+      default -> "";
+    };
+    if (next < segments.size() && segments.get(next).equals("watch")) {
+      verb = "watch"; // the deprecated /api/v1/watch/... form
+      next++;
+    }
+    String namespace = "";
+    List<String> parts = segments.subList(next, segments.size());
+    if (parts.size() >= 2 && parts.get(0).equals("namespaces")) {
+      namespace = parts.get(1);
+      // /namespaces/{ns}/{resource}... is a namespaced resource; /namespaces/{ns}[/status|/finalize]
+      // is the namespace itself, in its own namespace.
+      if (parts.size() >= 3 && !parts.get(2).equals("status") && !parts.get(2).equals("finalize")) {
+        parts = parts.subList(2, parts.size());
+      }
+    }
+    String resource = parts.isEmpty() ? "" : parts.get(0);
+    String name = parts.size() > 1 ? parts.get(1) : "";
+    String subresource = parts.size() > 2 ? parts.get(2) : "";
+    if (name.isEmpty() && verb.equals("get")) {
+      verb = watch != null && !LIST_VERBS_FALSE.contains(watch) ? "watch" : "list";
+      String selected = singleName(fieldSelector);
+      if (selected != null) {
+        name = selected;
+      }
+    }
+    if (name.isEmpty() && verb.equals("delete")) {
+      verb = "deletecollection";
+    }
+    return new RequestAttributes(true, verb, path, group, version, namespace, resource, subresource, name);
+  }
+
+  /** {@code resource} or {@code resource/subresource}, as rules and messages name it. */
+  public String resourcePath() {
+    return subresource.isEmpty() ? resource : resource + "/" + subresource;
+  }
+
+  /** A fieldSelector of exactly {@code metadata.name=X} (or ==) selects one object by name. */
+  private static String singleName(String fieldSelector) {
+    if (fieldSelector == null) {
+      return null;
+    }
+    for (String prefix : List.of("metadata.name==", "metadata.name=")) {
+      if (fieldSelector.startsWith(prefix)) {
+        String value = fieldSelector.substring(prefix.length());
+        return value.isEmpty() || value.contains(",") || value.contains("/") ? null : value;
+      }
+    }
+    return null;
+  }
+
+  private static String trim(String path) {
+    String trimmed = path;
+    while (trimmed.startsWith("/")) {
+      trimmed = trimmed.substring(1);
+    }
+    while (trimmed.endsWith("/")) {
+      trimmed = trimmed.substring(0, trimmed.length() - 1);
+    }
+    return trimmed;
+  }
+}
