@@ -22,12 +22,6 @@ public final class Application {
       System.exit(2);
     }
     Settings settings = Settings.fromEnvironment(System.getenv());
-    if (!settings.bindsLoopbackOnly()) {
-      System.err.println("ordinal: ORDINAL_BIND_ADDRESS=" + settings.bindAddress() + " would serve the API beyond this"
-          + " machine, and Ordinal does not serve TLS yet: tokens would cross the network in the clear. Bind to a"
-          + " loopback address (the default, 127.0.0.1) and reach it through an SSH tunnel or a TLS proxy.");
-      System.exit(2);
-    }
     EmbeddedRuntime runtime = EmbeddedRuntime.start(settings);
     ApplicationContext context = null;
     EmbeddedServer server;
@@ -54,8 +48,9 @@ public final class Application {
       started.close();
       runtime.close();
     }, "ordinal-shutdown"));
-    System.out.println("Ordinal API:      http://" + settings.bindAddress() + ":" + server.getPort()
-        + "/apis/apps/v1/namespaces/default/statefulsets (bearer token in " + settings.dataDir().resolve("auth/admin.token") + ")");
+    System.out.println("Ordinal API:      https://" + settings.bindAddress() + ":" + server.getPort()
+        + " (CA " + settings.dataDir().resolve("tls/ca.crt") + ", admin token " + settings.dataDir().resolve("auth/admin.token")
+        + "; ./ordinal kubeconfig prints both)");
     if (runtime.webUi() != null) {
       System.out.println("Temporal Web UI:  " + runtime.webUi() + "/namespaces/" + settings.temporalNamespace() + "/workflows");
     }

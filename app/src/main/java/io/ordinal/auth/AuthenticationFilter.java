@@ -2,7 +2,6 @@ package io.ordinal.auth;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.micronaut.core.order.Ordered;
-import io.micronaut.http.HttpAttributes;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MutableHttpResponse;
@@ -10,11 +9,15 @@ import io.micronaut.http.annotation.Filter;
 import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
 import io.micronaut.http.filter.ServerFilterPhase;
+import io.micronaut.health.HealthStatus;
+import io.micronaut.http.HttpStatus;
+import io.micronaut.management.health.indicator.HealthResult;
 import io.ordinal.api.ApiException;
 import io.ordinal.api.KubeCodec;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
@@ -52,9 +55,6 @@ public class AuthenticationFilter implements HttpServerFilter {
           .withMessage("Unauthorized").build()));
     }
     request.setAttribute(USER, user.get());
-    if (!user.get().anonymous()) {
-      request.setAttribute(HttpAttributes.PRINCIPAL, user.get()); // health details are for a principal only
-    }
     RequestAttributes attributes = RequestAttributes.of(request.getMethodName(), request.getPath(),
         request.getParameters().get("watch"), request.getParameters().get("fieldSelector"));
     if (!authorization.allows(user.get(), attributes) && !codecFromThisMachine(request)) {
@@ -62,7 +62,23 @@ public class AuthenticationFilter implements HttpServerFilter {
           attributes.apiGroup(), attributes.resource(), attributes.name());
       return Mono.just(KubeCodec.respond(request, 403, forbidden.status()));
     }
+    if (user.get().anonymous() && request.getPath().startsWith("/health")) {
+      return Mono.from(chain.proceed(request)).map(AuthenticationFilter::statusOnly);
+    }
     return chain.proceed(request);
+  }
+
+  /**
+   * What is up and what is not is for an authenticated user: the anonymous one gets the status, and
+   * the code Micronaut's health filter would give it (503 when down), since that filter does not
+   * recognise the body any more.
+   */
+  private static MutableHttpResponse<?> statusOnly(MutableHttpResponse<?> response) {
+    return response.getBody(HealthResult.class)
+        .<MutableHttpResponse<?>>map(health -> response
+            .status(HealthStatus.DOWN.equals(health.getStatus()) ? HttpStatus.SERVICE_UNAVAILABLE : HttpStatus.OK)
+            .body(Map.of("status", health.getStatus().getName())))
+        .orElse(response);
   }
 
   /**

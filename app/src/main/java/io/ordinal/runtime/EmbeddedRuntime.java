@@ -27,8 +27,20 @@ public final class EmbeddedRuntime implements AutoCloseable {
   public static EmbeddedRuntime start(Settings settings) throws IOException, InterruptedException {
     Files.createDirectories(settings.dataDir());
     Map<String, Object> props = new HashMap<>();
-    props.put("micronaut.server.port", settings.httpPort());
     props.put("micronaut.server.host", settings.bindAddress());
+    // HTTPS only, on the API's port: tokens never cross a connection in the clear.
+    ServingTls.KeyStoreFile tls;
+    try {
+      tls = ServingTls.ensure(settings.dataDir(), settings.bindAddress(), settings.tlsCertFile(), settings.tlsKeyFile());
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IOException("cannot set up TLS: " + e.getMessage(), e);
+    }
+    props.put("micronaut.server.ssl.enabled", true);
+    props.put("micronaut.server.ssl.build-self-signed", false);
+    props.put("micronaut.server.ssl.port", settings.httpPort());
+    props.put("micronaut.server.ssl.key-store.path", "file:" + tls.path());
+    props.put("micronaut.server.ssl.key-store.type", "PKCS12");
+    props.put("micronaut.server.ssl.key-store.password", tls.password());
     props.put("ordinal.data-dir", settings.dataDir().toString());
     props.put("temporal.namespace", settings.temporalNamespace());
     EmbeddedPostgresServer postgres = null;

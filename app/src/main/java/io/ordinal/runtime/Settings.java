@@ -19,7 +19,9 @@ public record Settings(
     boolean temporalHeadless,
     String dbUrl,
     String dbUser,
-    String dbPassword) {
+    String dbPassword,
+    Path tlsCertFile,
+    Path tlsKeyFile) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     return new Settings(
@@ -34,19 +36,13 @@ public record Settings(
         Boolean.parseBoolean(env.getOrDefault("ORDINAL_TEMPORAL_HEADLESS", "false")),
         blankToNull(env.get("ORDINAL_DB_URL")),
         env.getOrDefault("ORDINAL_DB_USER", "postgres"),
-        env.getOrDefault("ORDINAL_DB_PASSWORD", "postgres"));
+        env.getOrDefault("ORDINAL_DB_PASSWORD", "postgres"),
+        pathOrNull(env.get("ORDINAL_TLS_CERT_FILE")),
+        pathOrNull(env.get("ORDINAL_TLS_KEY_FILE")));
   }
 
-  /**
-   * Whether the bind address keeps the API on this machine. Beyond it, the API needs TLS, which is
-   * not built yet: such an address is refused at start rather than served in the clear.
-   */
-  public boolean bindsLoopbackOnly() {
-    try {
-      return java.net.InetAddress.getByName(bindAddress).isLoopbackAddress();
-    } catch (java.net.UnknownHostException e) {
-      return false;
-    }
+  private static Path pathOrNull(String value) {
+    return value == null || value.isBlank() ? null : Path.of(value).toAbsolutePath();
   }
 
   private static String blankToNull(String value) {

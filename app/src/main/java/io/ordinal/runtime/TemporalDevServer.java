@@ -49,7 +49,7 @@ final class TemporalDevServer implements AutoCloseable {
     } else {
       // The UI decodes compressed payloads (large sets' observations) through the service's codec.
       command.addAll(List.of("--ui-port", Integer.toString(settings.temporalUiPort()),
-          "--ui-codec-endpoint", "http://localhost:" + settings.httpPort() + "/codec"));
+          "--ui-codec-endpoint", "https://localhost:" + settings.httpPort() + "/codec"));
     }
     Process process;
     try {

@@ -12,11 +12,13 @@ import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
 
 /** A small HTTP client for the Kubernetes-shaped API. */
 final class Api {
@@ -33,21 +35,39 @@ final class Api {
 
   private final String base;
   private final String token;
-  private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final Path caCertificate;
+  private final SSLContext tls;
+  private final HttpClient client;
 
-  /** @param token the bearer token every request carries; null for none (the anonymous user) */
-  Api(String base, String token) {
+  /**
+   * @param caCertificate the service's CA, which {@code tls} trusts
+   * @param token the bearer token every request carries; null for none (the anonymous user)
+   */
+  Api(String base, Path caCertificate, SSLContext tls, String token) {
     this.base = base;
+    this.caCertificate = caCertificate;
+    this.tls = tls;
     this.token = token;
+    this.client = client();
   }
 
   /** The same service as another user (another token; null: anonymous). */
   Api as(String otherToken) {
-    return new Api(base, otherToken);
+    return new Api(base, caCertificate, tls, otherToken);
+  }
+
+  /** The PEM file of the CA the service's certificate is signed by (for kubectl, curl, schemathesis). */
+  Path caCertificate() {
+    return caCertificate;
   }
 
   String token() {
     return token;
+  }
+
+  /** A new HTTP client that trusts the service, for tests that read responses as streams. */
+  HttpClient client() {
+    return HttpClient.newBuilder().sslContext(tls).connectTimeout(Duration.ofSeconds(5)).build();
   }
 
   /** A request to {@code path} with this client's credentials, for tests that read responses as streams. */

@@ -37,10 +37,10 @@ class ApiFuzzIT {
       service.start();
       Path dir = Files.createDirectories(Path.of("target", "benchmarks").toAbsolutePath());
       Path output = dir.resolve("api-fuzz.log");
-      String base = "http://127.0.0.1:" + service.httpPort;
+      String base = service.url();
       Instant start = Instant.now();
       Process fuzz = new ProcessBuilder(schemathesis, "run", base + "/openapi.yaml", "--url", base,
-          "--header", "Authorization: Bearer " + service.adminToken(),
+          "--header", "Authorization: Bearer " + service.adminToken(), "--tls-verify", service.caCertificate().toString(),
           "--checks", "not_a_server_error,response_schema_conformance",
           "--max-examples", Integer.toString(EXAMPLES), "--seed", SEED, "--workers", "2", "--phases", PHASES,
           "--suppress-health-check", "all", "--generation-database", "none",

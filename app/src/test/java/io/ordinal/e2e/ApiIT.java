@@ -25,7 +25,7 @@ class ApiIT {
   @Test
   void healthIsUpWhenServiceDatabaseAndTemporalAreUp() {
     Api.Reply health = api.get("/health");
-    assertEquals(200, health.code());
+    assertEquals(200, health.code(), health.body());
     JsonNode details = health.json().get("details");
     assertEquals("UP", details.at("/jdbc/status").asText());
     assertEquals("UP", details.at("/temporal/status").asText());

@@ -29,8 +29,11 @@ final class Kubectl {
   private final Path kubeconfig;
   private final Path home;
 
-  /** @param token the user's bearer token (null: no credentials, the anonymous user) */
-  Kubectl(String server, String token, String namespace) {
+  /**
+   * @param caCertificate the CA the server's certificate is signed by
+   * @param token the user's bearer token (null: no credentials, the anonymous user)
+   */
+  Kubectl(String server, Path caCertificate, String token, String namespace) {
     try {
       home = Files.createTempDirectory("kubectl-home");
       kubeconfig = home.resolve("config");
@@ -39,7 +42,7 @@ final class Kubectl {
           kind: Config
           clusters:
           - name: ordinal
-            cluster: {server: "%s"}
+            cluster: {server: "%s", certificate-authority: "%s"}
           contexts:
           - name: ordinal
             context: {cluster: ordinal, user: tester, namespace: "%s"}
@@ -47,7 +50,7 @@ final class Kubectl {
           users:
           - name: tester
             user: %s
-          """.formatted(server, namespace, token == null ? "{}" : "{token: \"" + token + "\"}"));
+          """.formatted(server, caCertificate, namespace, token == null ? "{}" : "{token: \"" + token + "\"}"));
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

@@ -485,7 +485,7 @@ class KubectlIT {
   }
 
   private static Kubectl kubectl(String namespace) {
-    return new Kubectl(api.base(), api.token(), namespace);
+    return new Kubectl(api.base(), api.caCertificate(), api.token(), namespace);
   }
 
   private static String yaml(JsonNode object) throws IOException {

@@ -217,7 +217,7 @@ class LocalDriverIT {
     api.createSet(ns, Manifests.commandSet("tick", 1,
         "/bin/sh", "-c", "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.2; done"));
     api.awaitConverged(ns, "tick", 1, TIMEOUT);
-    var response = HttpClient.newHttpClient().send(api.request(Paths.pod(ns, "tick-0") + "/log?follow=true&tailLines=1")
+    var response = api.client().send(api.request(Paths.pod(ns, "tick-0") + "/log?follow=true&tailLines=1")
         .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofLines());
     assertEquals(200, response.statusCode());
     try (var lines = response.body()) {

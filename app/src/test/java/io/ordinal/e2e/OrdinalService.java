@@ -16,6 +16,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,6 +29,8 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * The packaged service as a real process (java -jar), with its own data dir and ports, the real
@@ -67,7 +72,32 @@ final class OrdinalService implements AutoCloseable {
 
   /** The API as admin, with the token the service wrote on its first start. */
   Api api() {
-    return new Api("http://127.0.0.1:" + httpPort, adminToken());
+    return new Api(url(), caCertificate(), tls(), adminToken());
+  }
+
+  String url() {
+    return "https://127.0.0.1:" + httpPort;
+  }
+
+  /** The CA that signed the service's certificate, written on its first start. */
+  Path caCertificate() {
+    return dataDir.resolve("tls").resolve("ca.crt");
+  }
+
+  /** TLS that trusts the service's CA, and nothing else. */
+  SSLContext tls() {
+    try (var in = Files.newInputStream(caCertificate())) {
+      KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+      trusted.load(null, null);
+      trusted.setCertificateEntry("ordinal-ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+      TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      trust.init(trusted);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, trust.getTrustManagers(), null);
+      return context;
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalStateException("cannot trust the service's CA " + caCertificate(), e);
+    }
   }
 
   String adminToken() {
@@ -105,14 +135,21 @@ final class OrdinalService implements AutoCloseable {
 
   /** Waits until GET /health answers 200 (service, database and Temporal all up). */
   void awaitHealthy(Duration timeout) throws Exception {
-    HttpClient client = HttpClient.newHttpClient();
+    HttpClient client = null;
     Instant deadline = Instant.now().plus(timeout);
     while (Instant.now().isBefore(deadline)) {
       if (!process.isAlive()) {
         throw new IllegalStateException("service exited with " + process.exitValue() + "; log:\n" + tail());
       }
       try {
-        var response = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/health"))
+        if (client == null) {
+          if (!Files.exists(caCertificate())) {
+            Thread.sleep(200);
+            continue; // the service writes its CA first thing
+          }
+          client = HttpClient.newBuilder().sslContext(tls()).build();
+        }
+        var response = client.send(HttpRequest.newBuilder(URI.create(url() + "/health"))
             .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() == 200) {
           return;

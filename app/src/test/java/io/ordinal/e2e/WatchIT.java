@@ -26,7 +26,14 @@ import org.junit.jupiter.api.Test;
 class WatchIT {
   static final Duration TIMEOUT = Duration.ofSeconds(90);
   static Api api;
-  private static final HttpClient CLIENT = HttpClient.newHttpClient();
+  private static HttpClient client;
+
+  private static synchronized HttpClient client() {
+    if (client == null) {
+      client = api.client();
+    }
+    return client;
+  }
 
   /** One event as a watcher saw it. */
   record Seen(String type, String name, long resourceVersion) {}
@@ -104,7 +111,7 @@ class WatchIT {
 
   private static InputStream open(String path) throws IOException {
     try {
-      HttpResponse<InputStream> response = CLIENT.send(api.request(path).build(),
+      HttpResponse<InputStream> response = client().send(api.request(path).build(),
           HttpResponse.BodyHandlers.ofInputStream());
       if (response.statusCode() != 200) {
         throw new IllegalStateException(path + " answered " + response.statusCode()

@@ -40,7 +40,7 @@ class WatchLatencyBenchmarkIT {
     api.awaitConverged(ns, "web", 3, Duration.ofSeconds(90));
     long from = api.get(Paths.core(ns, "pods")).json().at("/metadata/resourceVersion").asLong();
 
-    HttpClient client = HttpClient.newHttpClient();
+    HttpClient client = api.client();
     // Per watcher: when it saw each pod incarnation (uid) start terminating.
     List<Map<String, Long>> arrivals = new ArrayList<>();
     List<InputStream> bodies = Collections.synchronizedList(new ArrayList<>());
