@@ -18,6 +18,10 @@ import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.store.ApiTokenRow;
 import io.ordinal.store.KubeJson;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,6 +67,8 @@ public class TokenApi {
 
   @Post(consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Issue a bearer token for spec.user in spec.groups, valid for spec.expirationSeconds (or until revoked)")
+  @RequestBody(content = @Content(schema = @Schema(implementation = Token.class)))
+  @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = Token.class)))
   public HttpResponse<String> create(HttpRequest<?> request, @Body @Nullable String body) {
     requireMaster(request, "create", "");
     Token asked = KubeCodec.read(request, body, Token.class);
@@ -95,6 +101,7 @@ public class TokenApi {
 
   @Get(produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "List the tokens (revoked ones too), without their secrets")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = TokenList.class)))
   public HttpResponse<String> list(HttpRequest<?> request) {
     requireMaster(request, "list", "");
     return KubeCodec.ok(request, new TokenList(API_VERSION, "TokenList", tokens.list().stream().map(TokenApi::view).toList()));
@@ -102,6 +109,7 @@ public class TokenApi {
 
   @Get(value = "/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Read a token, without its secret")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Token.class)))
   public HttpResponse<String> get(HttpRequest<?> request, String name) {
     requireMaster(request, "get", name);
     return KubeCodec.ok(request, view(tokens.find(name).orElseThrow(() -> ApiException.notFound("tokens.auth.ordinal.io", name))));
@@ -109,6 +117,7 @@ public class TokenApi {
 
   @Delete(value = "/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Revoke a token: it stops working at once")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Token.class)))
   public HttpResponse<String> revoke(HttpRequest<?> request, String name) {
     requireMaster(request, "delete", name);
     tokens.find(name).orElseThrow(() -> ApiException.notFound("tokens.auth.ordinal.io", name));
