@@ -38,6 +38,10 @@ class AuthenticationIT {
     assertEquals("UP", health.json().path("status").asText());
     assertTrue(health.json().path("details").isMissingNode(), "details are for authenticated users: " + health.body());
     assertFalse(api.get("/health").json().path("details").isMissingNode(), "an authenticated user sees the details");
+    assertEquals("ok", anonymous.get("/readyz").body());
+    assertEquals("ok", anonymous.get("/livez").body());
+    String verbose = anonymous.get("/readyz?verbose").body();
+    assertTrue(verbose.contains("[+]jdbc ok") && verbose.endsWith("readyz check passed\n"), verbose);
 
     Api.Reply list = anonymous.get(Paths.sets(ns));
     assertEquals(403, list.code(), list.body());
