@@ -1,9 +1,9 @@
 package io.ordinal.api.patch;
 
+import static io.ordinal.api.patch.FieldTable.fact;
+
 import io.fabric8.kubernetes.api.model.ConfigMapKeySelector;
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
-import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.NodeSelector;
@@ -19,9 +19,8 @@ import io.fabric8.kubernetes.api.model.SecretKeySelector;
 import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
+import io.ordinal.api.patch.FieldTable.Fact;
 import io.ordinal.api.patch.PatchStrategies.FieldPatch;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -63,49 +62,44 @@ public final class ListTypes {
     }
   }
 
-  private static final ListType CONTAINER_PORTS = ListType.map("containerPort", "protocol");
-
   /** Explicit {@code +listType} markers, by class and JSON property. */
-  private static final Map<Class<?>, Map<String, ListType>> DECLARED = table(
+  private static final Map<Class<?>, Map<String, ListType>> DECLARED = FieldTable.of(List.of(
       // meta/v1 ObjectMeta
-      marker(ObjectMeta.class, "finalizers", ListType.SET),
-      marker(ObjectMeta.class, "ownerReferences", ListType.map("uid")),
+      fact(ObjectMeta.class, "finalizers", ListType.SET),
+      fact(ObjectMeta.class, "ownerReferences", ListType.map("uid")),
       // apps/v1 StatefulSetSpec and StatefulSetStatus
-      marker(StatefulSetSpec.class, "volumeClaimTemplates", ListType.ATOMIC),
-      marker(StatefulSetStatus.class, "conditions", ListType.map("type")),
+      fact(StatefulSetSpec.class, "volumeClaimTemplates", ListType.ATOMIC),
+      fact(StatefulSetStatus.class, "conditions", ListType.map("type")),
       // core/v1 PodSpec
-      marker(PodSpec.class, "volumes", ListType.map("name")),
-      marker(PodSpec.class, "initContainers", ListType.map("name")),
-      marker(PodSpec.class, "containers", ListType.map("name")),
-      marker(PodSpec.class, "ephemeralContainers", ListType.map("name")),
-      marker(PodSpec.class, "imagePullSecrets", ListType.map("name")),
-      marker(PodSpec.class, "tolerations", ListType.ATOMIC),
-      marker(PodSpec.class, "hostAliases", ListType.map("ip")),
-      marker(PodSpec.class, "readinessGates", ListType.ATOMIC),
+      fact(PodSpec.class, "volumes", ListType.map("name")),
+      fact(PodSpec.class, "initContainers", ListType.map("name")),
+      fact(PodSpec.class, "containers", ListType.map("name")),
+      fact(PodSpec.class, "ephemeralContainers", ListType.map("name")),
+      fact(PodSpec.class, "imagePullSecrets", ListType.map("name")),
+      fact(PodSpec.class, "tolerations", ListType.ATOMIC),
+      fact(PodSpec.class, "hostAliases", ListType.map("ip")),
+      fact(PodSpec.class, "readinessGates", ListType.ATOMIC),
       // A constraint is known by its topology key and what to do when it is unsatisfiable.
-      marker(PodSpec.class, "topologySpreadConstraints", ListType.map("topologyKey", "whenUnsatisfiable")),
-      marker(PodSpec.class, "schedulingGates", ListType.map("name")),
-      marker(PodSpec.class, "resourceClaims", ListType.map("name")),
-      // core/v1 Container, and EphemeralContainerCommon with the same fields and markers
-      marker(Container.class, "command", ListType.ATOMIC),
-      marker(Container.class, "args", ListType.ATOMIC),
-      // A port is known by its number and protocol (53/TCP and 53/UDP), though patches merge it by number.
-      marker(Container.class, "ports", CONTAINER_PORTS),
-      marker(Container.class, "envFrom", ListType.ATOMIC),
-      marker(Container.class, "env", ListType.map("name")),
-      marker(Container.class, "volumeMounts", ListType.map("mountPath")),
-      marker(Container.class, "volumeDevices", ListType.map("devicePath")),
-      marker(Container.class, "resizePolicy", ListType.ATOMIC),
-      marker(EphemeralContainer.class, "command", ListType.ATOMIC),
-      marker(EphemeralContainer.class, "args", ListType.ATOMIC),
-      marker(EphemeralContainer.class, "ports", CONTAINER_PORTS),
-      marker(EphemeralContainer.class, "envFrom", ListType.ATOMIC),
-      marker(EphemeralContainer.class, "env", ListType.map("name")),
-      marker(EphemeralContainer.class, "volumeMounts", ListType.map("mountPath")),
-      marker(EphemeralContainer.class, "volumeDevices", ListType.map("devicePath")),
-      marker(EphemeralContainer.class, "resizePolicy", ListType.ATOMIC),
+      fact(PodSpec.class, "topologySpreadConstraints", ListType.map("topologyKey", "whenUnsatisfiable")),
+      fact(PodSpec.class, "schedulingGates", ListType.map("name")),
+      fact(PodSpec.class, "resourceClaims", ListType.map("name")),
       // core/v1 ResourceRequirements
-      marker(ResourceRequirements.class, "claims", ListType.map("name")));
+      fact(ResourceRequirements.class, "claims", ListType.map("name"))),
+      FieldTable.ofContainers(ListTypes::containerMarkers));
+
+  /** core/v1 Container's markers (EphemeralContainerCommon has the same). */
+  private static List<Fact<ListType>> containerMarkers(Class<?> container) {
+    return List.of(
+        fact(container, "command", ListType.ATOMIC),
+        fact(container, "args", ListType.ATOMIC),
+        // A port is known by its number and protocol (53/TCP and 53/UDP), though patches merge it by number.
+        fact(container, "ports", ListType.map("containerPort", "protocol")),
+        fact(container, "envFrom", ListType.ATOMIC),
+        fact(container, "env", ListType.map("name")),
+        fact(container, "volumeMounts", ListType.map("mountPath")),
+        fact(container, "volumeDevices", ListType.map("devicePath")),
+        fact(container, "resizePolicy", ListType.ATOMIC));
+  }
 
   /** {@code +structType=atomic}: written and owned as a whole. */
   private static final Set<Class<?>> ATOMIC_STRUCTS = Set.of(
@@ -162,20 +156,5 @@ public final class ListTypes {
   /** The default of key field {@code key} in list elements of {@code element}; null if none. */
   public static String keyDefault(Class<?> element, String key) {
     return KEY_DEFAULTS.getOrDefault(element, Map.of()).get(key);
-  }
-
-  private record Marker(Class<?> owner, String property, ListType type) {}
-
-  private static Marker marker(Class<?> owner, String property, ListType type) {
-    return new Marker(owner, property, type);
-  }
-
-  private static Map<Class<?>, Map<String, ListType>> table(Marker... markers) {
-    Map<Class<?>, Map<String, ListType>> table = new LinkedHashMap<>();
-    for (Marker marker : markers) {
-      table.computeIfAbsent(marker.owner(), owner -> new LinkedHashMap<>()).put(marker.property(), marker.type());
-    }
-    table.replaceAll((owner, fields) -> Collections.unmodifiableMap(fields));
-    return Collections.unmodifiableMap(table);
   }
 }

@@ -4,18 +4,17 @@ import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.EphemeralContainer;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimStatus;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
+import io.ordinal.api.patch.FieldTable.Fact;
 import io.ordinal.store.KubeJson;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -64,7 +63,7 @@ public final class PatchStrategies {
     }
   }
 
-  private static final Map<Class<?>, Map<String, FieldPatch>> TABLE = table(
+  private static final Map<Class<?>, Map<String, FieldPatch>> TABLE = FieldTable.of(List.of(
       // meta/v1 ObjectMeta
       tag(ObjectMeta.class, "finalizers", "merge", null),
       tag(ObjectMeta.class, "ownerReferences", "merge", "uid"),
@@ -78,15 +77,6 @@ public final class PatchStrategies {
       tag(PodSpec.class, "topologySpreadConstraints", "merge", "topologyKey"),
       tag(PodSpec.class, "schedulingGates", "merge", "name"),
       tag(PodSpec.class, "resourceClaims", "merge,retainKeys", "name"),
-      // core/v1 Container, and EphemeralContainerCommon which keeps the same fields and tags
-      tag(Container.class, "ports", "merge", "containerPort"),
-      tag(Container.class, "env", "merge", "name"),
-      tag(Container.class, "volumeMounts", "merge", "mountPath"),
-      tag(Container.class, "volumeDevices", "merge", "devicePath"),
-      tag(EphemeralContainer.class, "ports", "merge", "containerPort"),
-      tag(EphemeralContainer.class, "env", "merge", "name"),
-      tag(EphemeralContainer.class, "volumeMounts", "merge", "mountPath"),
-      tag(EphemeralContainer.class, "volumeDevices", "merge", "devicePath"),
       // core/v1 PodStatus and ContainerStatus
       tag(PodStatus.class, "conditions", "merge", "type"),
       tag(PodStatus.class, "hostIPs", "merge", "ip"),
@@ -96,7 +86,17 @@ public final class PatchStrategies {
       // core/v1 PersistentVolumeClaimStatus (of spec.volumeClaimTemplates, itself atomic)
       tag(PersistentVolumeClaimStatus.class, "conditions", "merge", "type"),
       // apps/v1 StatefulSetStatus
-      tag(StatefulSetStatus.class, "conditions", "merge", "type"));
+      tag(StatefulSetStatus.class, "conditions", "merge", "type")),
+      FieldTable.ofContainers(PatchStrategies::containerTags));
+
+  /** core/v1 Container's tags (EphemeralContainerCommon keeps the same fields and tags). */
+  private static List<Fact<FieldPatch>> containerTags(Class<?> container) {
+    return List.of(
+        tag(container, "ports", "merge", "containerPort"),
+        tag(container, "env", "merge", "name"),
+        tag(container, "volumeMounts", "merge", "mountPath"),
+        tag(container, "volumeDevices", "merge", "devicePath"));
+  }
 
   /** Property name to value type, per bean type; fabric8 classes do not change at run time. */
   private static final Map<JavaType, Map<String, JavaType>> PROPERTIES = new ConcurrentHashMap<>();
@@ -165,18 +165,7 @@ public final class PatchStrategies {
     });
   }
 
-  private record Tag(Class<?> owner, String property, FieldPatch patch) {}
-
-  private static Tag tag(Class<?> owner, String property, String strategy, String mergeKey) {
-    return new Tag(owner, property, new FieldPatch(strategy, mergeKey));
-  }
-
-  private static Map<Class<?>, Map<String, FieldPatch>> table(Tag... tags) {
-    Map<Class<?>, Map<String, FieldPatch>> table = new LinkedHashMap<>();
-    for (Tag tag : tags) {
-      table.computeIfAbsent(tag.owner(), owner -> new LinkedHashMap<>()).put(tag.property(), tag.patch());
-    }
-    table.replaceAll((owner, fields) -> Collections.unmodifiableMap(fields));
-    return Collections.unmodifiableMap(table);
+  private static Fact<FieldPatch> tag(Class<?> owner, String property, String strategy, String mergeKey) {
+    return FieldTable.fact(owner, property, new FieldPatch(strategy, mergeKey));
   }
 }
