@@ -1,7 +1,9 @@
 package io.ordinal.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -9,7 +11,9 @@ import io.ordinal.api.apply.ApplyConflictException;
 import io.ordinal.api.apply.FieldManager;
 import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.store.KubeJson;
+import java.io.IOException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -41,7 +45,14 @@ final class FieldOwnership {
     } catch (IllegalArgumentException e) {
       throw invalidManagedFields(updated, e);
     }
-    updated.getMetadata().setManagedFields(read(result).getMetadata().getManagedFields());
+    // Only the entries change: read them back, not the whole set.
+    JsonNode entries = result.path("metadata").path("managedFields");
+    try {
+      updated.getMetadata().setManagedFields(entries.isArray()
+          ? KubeJson.JSON.readerForListOf(ManagedFieldsEntry.class).readValue(entries) : new ArrayList<>());
+    } catch (IOException e) {
+      throw new IllegalStateException("the field manager wrote managedFields the model cannot read", e);
+    }
   }
 
   /**
