@@ -33,8 +33,15 @@ public class Tokens {
   /** A token as it was issued: the only time its secret is known. */
   public record Issued(String token, ApiTokenRow row) {}
 
+  /** A stored token and the user it stands for, read once when the token is loaded, not per request. */
+  private record Known(ApiTokenRow row, User user) {
+    Known(ApiTokenRow row) {
+      this(row, User.authenticated(row.username(), row.uid(), groups(row)));
+    }
+  }
+
   private final Repositories.ApiTokens rows;
-  private volatile Map<String, ApiTokenRow> byId;
+  private volatile Map<String, Known> byId;
 
   public Tokens(Repositories.ApiTokens rows) {
     this.rows = rows;
@@ -46,13 +53,17 @@ public class Tokens {
     if (!parts.matches()) {
       return Optional.empty();
     }
-    ApiTokenRow row = loaded().get(parts.group(1));
-    if (row == null || row.revokedAt() != null || (row.expiresAt() != null && !now.isBefore(row.expiresAt()))
+    Known known = loaded().get(parts.group(1));
+    if (known == null) {
+      return Optional.empty();
+    }
+    ApiTokenRow row = known.row();
+    if (row.revokedAt() != null || (row.expiresAt() != null && !now.isBefore(row.expiresAt()))
         || !MessageDigest.isEqual(hash(parts.group(2)).getBytes(StandardCharsets.US_ASCII),
             row.secretHash().getBytes(StandardCharsets.US_ASCII))) {
       return Optional.empty();
     }
-    return Optional.of(User.authenticated(row.username(), row.uid(), groups(row)));
+    return Optional.of(known.user());
   }
 
   /** Issues a token for {@code username} in {@code groups}, valid until {@code expiresAt} (null: no end). */
@@ -63,24 +74,24 @@ public class Tokens {
     ApiTokenRow row = new ApiTokenRow(id, hash(secret), username, UUID.randomUUID().toString(),
         KubeJson.write(groups), description, now, expiresAt, null);
     rows.save(row);
-    loaded().put(id, row);
+    loaded().put(id, new Known(row));
     return new Issued(id + "." + secret, row);
   }
 
   /** Revokes a token; false when there is no such token or it was revoked already. */
   public synchronized boolean revoke(String id, Instant now) {
     boolean revoked = rows.revoke(id, now) > 0;
-    rows.findById(id).ifPresent(row -> loaded().put(id, row));
+    rows.findById(id).ifPresent(row -> loaded().put(id, new Known(row)));
     return revoked;
   }
 
   public Optional<ApiTokenRow> find(String id) {
-    return Optional.ofNullable(loaded().get(id));
+    return Optional.ofNullable(loaded().get(id)).map(Known::row);
   }
 
   /** Every token ever issued, revoked ones too, oldest first. */
   public List<ApiTokenRow> list() {
-    return loaded().values().stream().sorted(Comparator.comparing(ApiTokenRow::createdAt)
+    return loaded().values().stream().map(Known::row).sorted(Comparator.comparing(ApiTokenRow::createdAt)
         .thenComparing(ApiTokenRow::id)).toList();
   }
 
@@ -88,13 +99,13 @@ public class Tokens {
     return List.of(KubeJson.read(row.groupsJson(), String[].class));
   }
 
-  private Map<String, ApiTokenRow> loaded() {
-    Map<String, ApiTokenRow> tokens = byId;
+  private Map<String, Known> loaded() {
+    Map<String, Known> tokens = byId;
     if (tokens == null) {
       synchronized (this) {
         if (byId == null) {
-          Map<String, ApiTokenRow> all = new ConcurrentHashMap<>();
-          rows.findAll().forEach(row -> all.put(row.id(), row));
+          Map<String, Known> all = new ConcurrentHashMap<>();
+          rows.findAll().forEach(row -> all.put(row.id(), new Known(row)));
           byId = all;
         }
         tokens = byId;
