@@ -4,9 +4,9 @@ import jakarta.inject.Singleton;
 import java.util.Set;
 
 /**
- * Who may do what. Until roles exist (RBAC), every authenticated user may do everything, as a
- * member of upstream's {@code system:masters} may; the anonymous user may only read what upstream's
- * {@code system:public-info-viewer} role shows anyone: the version and the health probes.
+ * Who may do what. Until roles exist (RBAC), every authenticated user may do everything but handle
+ * tokens, which make users and are for {@code system:masters} only; the anonymous user may only read
+ * what upstream's {@code system:public-info-viewer} role shows anyone: the version and the probes.
  */
 @Singleton
 public class Authorization {
@@ -14,6 +14,9 @@ public class Authorization {
   private static final Set<String> PUBLIC_PATHS = Set.of("/version", "/healthz", "/livez", "/readyz", "/health");
 
   public boolean allows(User user, RequestAttributes request) {
+    if (request.resourceRequest() && request.apiGroup().equals(TokenApi.GROUP)) {
+      return user.inGroup(User.MASTERS);
+    }
     if (!user.anonymous()) {
       return true;
     }
