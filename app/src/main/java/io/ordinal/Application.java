@@ -3,6 +3,7 @@ package io.ordinal;
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.ordinal.runtime.EmbeddedRuntime;
+import io.ordinal.runtime.ServingTls;
 import io.ordinal.runtime.Settings;
 import io.swagger.v3.oas.annotations.OpenAPIDefinition;
 import io.swagger.v3.oas.annotations.info.Info;
@@ -17,8 +18,12 @@ public final class Application {
   private Application() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("client-certificate")) {
+      issueClientCertificate(args);
+      return;
+    }
     if (args.length > 0 && !args[0].equals("server")) {
-      System.err.println("usage: ordinal server");
+      System.err.println("usage: ordinal server | ordinal client-certificate USER DAYS [GROUP...]");
       System.exit(2);
     }
     Settings settings = Settings.fromEnvironment(System.getenv());
@@ -55,5 +60,22 @@ public final class Application {
       System.out.println("Temporal Web UI:  " + runtime.webUi() + "/namespaces/" + settings.temporalNamespace() + "/workflows");
     }
     System.out.println("Data directory:   " + settings.dataDir());
+  }
+
+  /**
+   * {@code client-certificate USER DAYS [GROUP...]}: a client certificate signed by the data dir's
+   * client CA, printed as JSON {certificate, key} (PEM) for {@code ./ordinal kubeconfig --user}.
+   * Whoever can read the data dir is an administrator already: no server call needed.
+   */
+  private static void issueClientCertificate(String[] args) throws Exception {
+    if (args.length < 3 || args[1].isBlank()) {
+      System.err.println("usage: ordinal client-certificate USER DAYS [GROUP...]");
+      System.exit(2);
+    }
+    Settings settings = Settings.fromEnvironment(System.getenv());
+    ServingTls.ClientCertificate issued = ServingTls.issueClientCertificate(settings.dataDir(), args[1],
+        java.util.Arrays.asList(args).subList(3, args.length), java.time.Duration.ofDays(Long.parseLong(args[2])));
+    System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(
+        java.util.Map.of("certificate", issued.certificatePem(), "key", issued.keyPem())));
   }
 }

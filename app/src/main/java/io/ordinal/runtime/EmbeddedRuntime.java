@@ -28,19 +28,20 @@ public final class EmbeddedRuntime implements AutoCloseable {
     Files.createDirectories(settings.dataDir());
     Map<String, Object> props = new HashMap<>();
     props.put("micronaut.server.host", settings.bindAddress());
-    // HTTPS only, on the API's port: tokens never cross a connection in the clear.
-    ServingTls.KeyStoreFile tls;
-    try {
-      tls = ServingTls.ensure(settings.dataDir(), settings.bindAddress(), settings.tlsCertFile(), settings.tlsKeyFile());
-    } catch (java.security.GeneralSecurityException e) {
-      throw new IOException("cannot set up TLS: " + e.getMessage(), e);
-    }
+    // HTTPS only, on the API's port: tokens never cross a connection in the clear. The certificates
+    // come from TlsCertificates (made on first start, renewed while running); client certificates are
+    // asked for, not required (a token will do).
     props.put("micronaut.server.ssl.enabled", true);
     props.put("micronaut.server.ssl.build-self-signed", false);
     props.put("micronaut.server.ssl.port", settings.httpPort());
-    props.put("micronaut.server.ssl.key-store.path", "file:" + tls.path());
-    props.put("micronaut.server.ssl.key-store.type", "PKCS12");
-    props.put("micronaut.server.ssl.key-store.password", tls.password());
+    props.put("micronaut.server.ssl.key-name", TlsCertificates.NAME);
+    props.put("micronaut.server.ssl.trust-name", TlsCertificates.NAME);
+    props.put("micronaut.server.ssl.client-authentication", "want");
+    // Protects the in-memory key store's entry only; a new one at every start.
+    props.put("micronaut.server.ssl.key.password", java.util.HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(16)));
+    putIfSet(props, "ordinal.tls.cert-file", settings.tlsCertFile());
+    putIfSet(props, "ordinal.tls.key-file", settings.tlsKeyFile());
+    putIfSet(props, "ordinal.tls.client-ca-file", settings.clientCaFile());
     props.put("ordinal.data-dir", settings.dataDir().toString());
     props.put("temporal.namespace", settings.temporalNamespace());
     EmbeddedPostgresServer postgres = null;
@@ -63,12 +64,19 @@ public final class EmbeddedRuntime implements AutoCloseable {
         webUi = settings.temporalHeadless() ? null : "http://localhost:" + settings.temporalUiPort();
       } else {
         props.put("temporal.address", settings.temporalAddress());
+        props.putAll(settings.temporalTls());
       }
       return new EmbeddedRuntime(postgres, temporal, props, webUi);
     } catch (IOException | InterruptedException | RuntimeException e) {
       closeQuietly(temporal);
       closeQuietly(postgres);
       throw e;
+    }
+  }
+
+  private static void putIfSet(Map<String, Object> props, String key, Object value) {
+    if (value != null) {
+      props.put(key, value.toString());
     }
   }
 

@@ -1,7 +1,6 @@
 package io.ordinal.runtime;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.math.BigInteger;
@@ -22,11 +21,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
-import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x500.X500NameBuilder;
+import org.bouncycastle.asn1.x500.style.BCStyle;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
 import org.bouncycastle.asn1.x509.Extension;
@@ -52,8 +52,13 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * {@code ORDINAL_TLS_KEY_FILE}, PEM), the service is its own CA: on first start it makes a CA
  * (10 years) and a serving certificate it signs (1 year, for localhost, the loopback addresses, this
  * host's name and the bind address) under {@code <data dir>/tls/}, keys readable by their owner only.
- * A serving certificate with less than 30 days left, or without a name it now needs, is made anew at
- * start. Clients trust {@code ca.crt} ({@code ./ordinal kubeconfig} embeds it).
+ * A serving certificate with less than 30 days left, or without a name it now needs, is made anew
+ * (at start and by {@link TlsCertificates} while running). Clients trust {@code ca.crt}
+ * ({@code ./ordinal kubeconfig} embeds it).
+ *
+ * <p>Client certificates are signed by a second CA, {@code client-ca.crt} (upstream's
+ * {@code --client-ca-file}; {@code ORDINAL_CLIENT_CA_FILE} to trust another one instead): its own
+ * CA, so that no serving certificate can pass for a user.
  */
 public final class ServingTls {
   private static final Duration CA_VALIDITY = Duration.ofDays(3650);
@@ -62,63 +67,113 @@ public final class ServingTls {
   private static final String SIGNATURE = "SHA256withECDSA";
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  /** What Micronaut's HTTPS server needs: a PKCS#12 key store and its password. */
-  public record KeyStoreFile(Path path, String password, Path caCertificate) {}
+  /** The serving key and chain as a key store (entry "ordinal", key password {@code password}). */
+  public record Serving(KeyStore keyStore, X509Certificate certificate) {}
+
+  /** A client certificate and its key, PEM. */
+  public record ClientCertificate(String certificatePem, String keyPem) {}
 
   private ServingTls() {}
 
-  public static KeyStoreFile ensure(Path dataDir, String bindAddress, Path userCert, Path userKey)
+  /**
+   * The serving certificate, made or renewed first if need be. {@code password} protects the key
+   * entry of the (in-memory) store only.
+   */
+  public static Serving ensure(Path dataDir, String bindAddress, Path userCert, Path userKey, String password)
       throws IOException, GeneralSecurityException {
-    Path dir = dataDir.resolve("tls");
-    Files.createDirectories(dir);
-    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    Path dir = tlsDir(dataDir);
     X509Certificate serving;
     PrivateKey servingKey;
-    Path caFile = dir.resolve("ca.crt");
+    List<X509Certificate> chain = new ArrayList<>();
     if (userCert != null && userKey != null) {
-      serving = readCertificate(Files.readString(userCert));
+      chain.addAll(readCertificates(Files.readString(userCert)));
+      serving = chain.getFirst();
       servingKey = readKey(Files.readString(userKey));
     } else {
       Set<String> names = servingNames(bindAddress);
-      if (!Files.exists(caFile) || !Files.exists(dir.resolve("ca.key"))) {
-        KeyPair ca = newKeyPair();
-        X509Certificate caCert = sign(new X500Name("CN=ordinal-ca"), ca, new X500Name("CN=ordinal-ca"), ca.getPrivate(),
-            CA_VALIDITY, true, Set.of());
-        writeSecret(dir.resolve("ca.key"), pem(ca.getPrivate()));
-        write(caFile, pem(caCert));
-      }
-      X509Certificate caCert = readCertificate(Files.readString(caFile));
-      PrivateKey caKey = readKey(Files.readString(dir.resolve("ca.key")));
+      Authority ca = authority(dir, "ca", "ordinal-ca");
       Path certFile = dir.resolve("serving.crt");
       Path keyFile = dir.resolve("serving.key");
       if (!Files.exists(certFile) || !Files.exists(keyFile)
           || needsRenewal(readCertificate(Files.readString(certFile)), names, Instant.now())) {
         KeyPair pair = newKeyPair();
-        X509Certificate cert = sign(new X500Name("CN=ordinal"), pair, X500Name.getInstance(
-            caCert.getSubjectX500Principal().getEncoded()), caKey, SERVING_VALIDITY, false, names);
+        X509Certificate cert = sign(new X500Name("CN=ordinal"), pair, ca, SERVING_VALIDITY,
+            KeyPurposeId.id_kp_serverAuth, names);
         writeSecret(keyFile, pem(pair.getPrivate()));
-        write(certFile, pem(cert) + pem(caCert));
+        write(certFile, pem(cert) + pem(ca.certificate()));
       }
       serving = readCertificate(Files.readString(certFile));
       servingKey = readKey(Files.readString(keyFile));
+      chain.add(serving);
+      chain.add(ca.certificate());
     }
-    // A fresh store and password at every start: nothing to keep in step with the PEM files.
-    String password = HexFormat.of().formatHex(RANDOM.generateSeed(16));
     KeyStore store = KeyStore.getInstance("PKCS12");
     store.load(null, null);
-    List<X509Certificate> chain = new ArrayList<>(List.of(serving));
-    if (userCert == null && Files.exists(caFile)) {
-      chain.add(readCertificate(Files.readString(caFile)));
-    }
     store.setKeyEntry("ordinal", servingKey, password.toCharArray(), chain.toArray(X509Certificate[]::new));
-    Path storeFile = dir.resolve("serving.p12");
-    Path partial = Files.createTempFile(dir, "serving", ".p12",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    try (OutputStream out = Files.newOutputStream(partial)) {
-      store.store(out, password.toCharArray());
+    return new Serving(store, serving);
+  }
+
+  /**
+   * The CAs whose client certificates are users: {@code userClientCa} (PEM, one or more) when given,
+   * else the service's own client CA, made on first start.
+   */
+  public static KeyStore clientTrust(Path dataDir, Path userClientCa) throws IOException, GeneralSecurityException {
+    return userClientCa != null ? trustStore(userClientCa)
+        : trustStore(List.of(authority(tlsDir(dataDir), "client-ca", "ordinal-client-ca").certificate()));
+  }
+
+  /** A trust store of the CA certificates in a PEM file (one or more). */
+  public static KeyStore trustStore(Path pemFile) throws IOException, GeneralSecurityException {
+    return trustStore(readCertificates(Files.readString(pemFile)));
+  }
+
+  private static KeyStore trustStore(List<X509Certificate> cas) throws IOException, GeneralSecurityException {
+    KeyStore store = KeyStore.getInstance("PKCS12");
+    store.load(null, null);
+    for (int i = 0; i < cas.size(); i++) {
+      store.setCertificateEntry("ca-" + i, cas.get(i));
     }
-    Files.move(partial, storeFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-    return new KeyStoreFile(storeFile, password, userCert == null ? caFile : null);
+    return store;
+  }
+
+  /**
+   * A client certificate for {@code user} in {@code groups} (CN and O, as Kubernetes reads them),
+   * signed by the service's own client CA.
+   */
+  public static ClientCertificate issueClientCertificate(Path dataDir, String user, List<String> groups, Duration validity)
+      throws IOException, GeneralSecurityException {
+    Authority ca = authority(tlsDir(dataDir), "client-ca", "ordinal-client-ca");
+    X500NameBuilder subject = new X500NameBuilder(BCStyle.INSTANCE);
+    for (String group : groups) {
+      subject.addRDN(BCStyle.O, group);
+    }
+    subject.addRDN(BCStyle.CN, user);
+    KeyPair pair = newKeyPair();
+    X509Certificate cert = sign(subject.build(), pair, ca, validity, KeyPurposeId.id_kp_clientAuth, Set.of());
+    return new ClientCertificate(pem(cert), pem(pair.getPrivate()));
+  }
+
+  private record Authority(X509Certificate certificate, PrivateKey key) {}
+
+  /** The CA {@code <name>.crt}/{@code <name>.key} in {@code dir}, made when either file is missing. */
+  private static Authority authority(Path dir, String name, String commonName) throws IOException, GeneralSecurityException {
+    Path certFile = dir.resolve(name + ".crt");
+    Path keyFile = dir.resolve(name + ".key");
+    if (!Files.exists(certFile) || !Files.exists(keyFile)) {
+      KeyPair pair = newKeyPair();
+      X500Name subject = new X500Name("CN=" + commonName);
+      X509Certificate cert = sign(subject, pair, new Authority(null, pair.getPrivate()), subject, CA_VALIDITY, null, Set.of());
+      writeSecret(keyFile, pem(pair.getPrivate()));
+      write(certFile, pem(cert));
+    }
+    return new Authority(readCertificate(Files.readString(certFile)), readKey(Files.readString(keyFile)));
+  }
+
+  private static Path tlsDir(Path dataDir) throws IOException {
+    Path dir = dataDir.resolve("tls");
+    Files.createDirectories(dir);
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    return dir;
   }
 
   /** The names the serving certificate must carry: DNS names, and IP addresses written as such. */
@@ -151,26 +206,36 @@ public final class ServingTls {
     return false;
   }
 
-  private static X509Certificate sign(X500Name subject, KeyPair subjectKeys, X500Name issuer, PrivateKey issuerKey,
-      Duration validity, boolean ca, Set<String> names) throws GeneralSecurityException, IOException {
+  /** A leaf certificate for {@code purpose} (server or client auth) signed by {@code issuer}. */
+  private static X509Certificate sign(X500Name subject, KeyPair subjectKeys, Authority issuer, Duration validity,
+      KeyPurposeId purpose, Set<String> names) throws GeneralSecurityException, IOException {
+    return sign(subject, subjectKeys, issuer, X500Name.getInstance(issuer.certificate().getSubjectX500Principal().getEncoded()),
+        validity, purpose, names);
+  }
+
+  /** {@code purpose} null makes a CA certificate. */
+  private static X509Certificate sign(X500Name subject, KeyPair subjectKeys, Authority issuer, X500Name issuerName,
+      Duration validity, KeyPurposeId purpose, Set<String> names) throws GeneralSecurityException, IOException {
     Instant now = Instant.now();
-    var builder = new JcaX509v3CertificateBuilder(issuer, new BigInteger(127, RANDOM),
+    var builder = new JcaX509v3CertificateBuilder(issuerName, new BigInteger(127, RANDOM),
         Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(validity)), subject, subjectKeys.getPublic());
     var extensions = new JcaX509ExtensionUtils();
     builder.addExtension(Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(subjectKeys.getPublic()));
-    builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
-    if (ca) {
+    builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(purpose == null));
+    if (purpose == null) {
       builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
     } else {
       builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
-      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
-      builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.stream()
-          .map(n -> new GeneralName(isIp(n) ? GeneralName.iPAddress : GeneralName.dNSName, n))
-          .toArray(GeneralName[]::new)));
+      builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
+      if (!names.isEmpty()) {
+        builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(names.stream()
+            .map(n -> new GeneralName(isIp(n) ? GeneralName.iPAddress : GeneralName.dNSName, n))
+            .toArray(GeneralName[]::new)));
+      }
     }
     X509CertificateHolder holder;
     try {
-      holder = builder.build(new JcaContentSignerBuilder(SIGNATURE).build(issuerKey));
+      holder = builder.build(new JcaContentSignerBuilder(SIGNATURE).build(issuer.key()));
     } catch (OperatorCreationException e) {
       throw new GeneralSecurityException("cannot sign with " + SIGNATURE, e);
     }
@@ -203,6 +268,22 @@ public final class ServingTls {
       }
       return new JcaX509CertificateConverter().getCertificate(holder);
     }
+  }
+
+  /** Every certificate of a PEM bundle, in order (a chain, or several CAs). */
+  static List<X509Certificate> readCertificates(String pem) throws IOException, GeneralSecurityException {
+    List<X509Certificate> certificates = new ArrayList<>();
+    try (PEMParser parser = new PEMParser(new StringReader(pem))) {
+      for (Object object = parser.readObject(); object != null; object = parser.readObject()) {
+        if (object instanceof X509CertificateHolder holder) {
+          certificates.add(new JcaX509CertificateConverter().getCertificate(holder));
+        }
+      }
+    }
+    if (certificates.isEmpty()) {
+      throw new GeneralSecurityException("no PEM certificate");
+    }
+    return certificates;
   }
 
   static PrivateKey readKey(String pem) throws IOException, GeneralSecurityException {

@@ -21,7 +21,9 @@ public record Settings(
     String dbUser,
     String dbPassword,
     Path tlsCertFile,
-    Path tlsKeyFile) {
+    Path tlsKeyFile,
+    Path clientCaFile,
+    Map<String, String> temporalTls) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     return new Settings(
@@ -38,7 +40,27 @@ public record Settings(
         env.getOrDefault("ORDINAL_DB_USER", "postgres"),
         env.getOrDefault("ORDINAL_DB_PASSWORD", "postgres"),
         pathOrNull(env.get("ORDINAL_TLS_CERT_FILE")),
-        pathOrNull(env.get("ORDINAL_TLS_KEY_FILE")));
+        pathOrNull(env.get("ORDINAL_TLS_KEY_FILE")),
+        pathOrNull(env.get("ORDINAL_CLIENT_CA_FILE")),
+        temporalTls(env));
+  }
+
+  /**
+   * The connection to an external Temporal, in the temporal CLI's own variables, as the Micronaut
+   * properties {@code TemporalFactory} reads.
+   */
+  private static Map<String, String> temporalTls(Map<String, String> env) {
+    Map<String, String> properties = new java.util.TreeMap<>();
+    Map.of("TEMPORAL_TLS", "ordinal.temporal.tls.enabled", "TEMPORAL_TLS_CA", "ordinal.temporal.tls.ca",
+        "TEMPORAL_TLS_CERT", "ordinal.temporal.tls.cert", "TEMPORAL_TLS_KEY", "ordinal.temporal.tls.key",
+        "TEMPORAL_TLS_SERVER_NAME", "ordinal.temporal.tls.server-name", "TEMPORAL_API_KEY", "ordinal.temporal.api-key")
+        .forEach((variable, property) -> {
+          String value = blankToNull(env.get(variable));
+          if (value != null) {
+            properties.put(property, value);
+          }
+        });
+    return properties;
   }
 
   private static Path pathOrNull(String value) {

@@ -2,6 +2,15 @@ package io.ordinal.temporal;
 
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
+import io.micronaut.core.annotation.Nullable;
+import io.ordinal.runtime.ServingTls;
+import io.temporal.serviceclient.SimpleSslContextBuilder;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import javax.net.ssl.TrustManagerFactory;
 import io.ordinal.workflow.LargePayloadCodec;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
@@ -15,9 +24,47 @@ import jakarta.inject.Singleton;
 @Factory
 public class TemporalFactory {
 
+  /**
+   * The connection to Temporal: plain gRPC to the embedded dev server (loopback); to an external
+   * one (Temporal Cloud, a self-hosted cluster) TLS and mTLS, and an API key, with the temporal
+   * CLI's own variables ({@code TEMPORAL_TLS}, {@code TEMPORAL_TLS_CA}, {@code TEMPORAL_TLS_CERT},
+   * {@code TEMPORAL_TLS_KEY} (PKCS#8 PEM), {@code TEMPORAL_TLS_SERVER_NAME}, {@code TEMPORAL_API_KEY}).
+   */
   @Singleton
-  WorkflowServiceStubs serviceStubs(@Value("${temporal.address}") String address) {
-    return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
+  WorkflowServiceStubs serviceStubs(@Value("${temporal.address}") String address,
+      @Value("${ordinal.temporal.tls.enabled:false}") boolean tls,
+      @Nullable @Value("${ordinal.temporal.tls.ca:}") String ca,
+      @Nullable @Value("${ordinal.temporal.tls.cert:}") String cert,
+      @Nullable @Value("${ordinal.temporal.tls.key:}") String key,
+      @Nullable @Value("${ordinal.temporal.tls.server-name:}") String serverName,
+      @Nullable @Value("${ordinal.temporal.api-key:}") String apiKey) throws IOException, GeneralSecurityException {
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(address);
+    boolean withCa = ca != null && !ca.isBlank();
+    boolean withCert = cert != null && !cert.isBlank();
+    boolean withApiKey = apiKey != null && !apiKey.isBlank();
+    if (tls || withCa || withCert || withApiKey) {
+      SimpleSslContextBuilder ssl;
+      if (withCert) {
+        try (InputStream certIn = Files.newInputStream(Path.of(cert)); InputStream keyIn = Files.newInputStream(Path.of(key))) {
+          ssl = SimpleSslContextBuilder.forPKCS8(certIn, keyIn);
+        }
+      } else {
+        ssl = SimpleSslContextBuilder.noKeyOrCertChain();
+      }
+      if (withCa) {
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(ServingTls.trustStore(Path.of(ca)));
+        ssl.setTrustManager(trust.getTrustManagers()[0]);
+      }
+      options.setSslContext(ssl.build());
+      if (serverName != null && !serverName.isBlank()) {
+        options.setChannelInitializer(channel -> channel.overrideAuthority(serverName));
+      }
+    }
+    if (withApiKey) {
+      options.addApiKey(() -> apiKey);
+    }
+    return WorkflowServiceStubs.newServiceStubs(options.build());
   }
 
   @Singleton

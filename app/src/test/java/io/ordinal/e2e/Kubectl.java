@@ -56,6 +56,17 @@ final class Kubectl {
     }
   }
 
+  /** kubectl with a kubeconfig made elsewhere (by {@code ./ordinal kubeconfig}, say). */
+  Kubectl(String kubeconfigText) {
+    try {
+      home = Files.createTempDirectory("kubectl-home");
+      kubeconfig = home.resolve("config");
+      Files.writeString(kubeconfig, kubeconfigText);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   Path kubeconfig() {
     return kubeconfig;
   }

@@ -79,9 +79,17 @@ final class OrdinalService implements AutoCloseable {
     return "https://127.0.0.1:" + httpPort;
   }
 
-  /** The CA that signed the service's certificate, written on its first start. */
+  private Path userCa;
+
+  /** For a service given its own serving certificate: the CA that signed it. */
+  OrdinalService trusting(Path ca) {
+    this.userCa = ca;
+    return this;
+  }
+
+  /** The CA that signed the service's certificate, written on its first start (or the user's). */
   Path caCertificate() {
-    return dataDir.resolve("tls").resolve("ca.crt");
+    return userCa != null ? userCa : dataDir.resolve("tls").resolve("ca.crt");
   }
 
   /** TLS that trusts the service's CA, and nothing else. */
