@@ -6,7 +6,7 @@ import io.micronaut.core.annotation.Nullable;
 import io.ordinal.runtime.ServingTls;
 import io.temporal.serviceclient.SimpleSslContextBuilder;
 import java.io.IOException;
-import java.io.InputStream;
+import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -45,9 +45,9 @@ public class TemporalFactory {
     if (tls || withCa || withCert || withApiKey) {
       SimpleSslContextBuilder ssl;
       if (withCert) {
-        try (InputStream certIn = Files.newInputStream(Path.of(cert)); InputStream keyIn = Files.newInputStream(Path.of(key))) {
-          ssl = SimpleSslContextBuilder.forPKCS8(certIn, keyIn);
-        }
+        // Read at build(), not here: streams over the files' bytes, not open files.
+        ssl = SimpleSslContextBuilder.forPKCS8(new ByteArrayInputStream(Files.readAllBytes(Path.of(cert))),
+            new ByteArrayInputStream(Files.readAllBytes(Path.of(key))));
       } else {
         ssl = SimpleSslContextBuilder.noKeyOrCertChain();
       }
