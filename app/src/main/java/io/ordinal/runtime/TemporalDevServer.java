@@ -27,6 +27,9 @@ final class TemporalDevServer implements AutoCloseable {
   static TemporalDevServer start(Settings settings) throws IOException, InterruptedException {
     Path dir = settings.dataDir().resolve("temporal");
     Files.createDirectories(dir);
+    // Workflow histories hold every manifest (env values included): the service's user only, as
+    // the embedded PostgreSQL's directory is. Pods run as other users on this machine.
+    Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
     Path pidFile = dir.resolve("temporal.pid");
     Processes.fromPidFile(pidFile).ifPresent(orphan -> {
       log.warn("stopping Temporal dev server (pid {}) left running by a previous run", orphan.pid());
