@@ -73,15 +73,15 @@ public class RbacApi {
     return collection(kind).serve(request, null, watches);
   }
 
-  @Post(value = NS, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Post(value = NS, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Create a Role or RoleBinding")
-  public HttpResponse<String> create(HttpRequest<?> request, String namespace, String resource, @Body @Nullable String body) {
+  public HttpResponse<String> create(HttpRequest<?> request, String namespace, String resource, @Body @Nullable byte[] body) {
     return create(request, kind(resource, true), namespace, body);
   }
 
-  @Post(value = "/{resource}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Post(value = "/{resource}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Create a ClusterRole or ClusterRoleBinding")
-  public HttpResponse<String> createCluster(HttpRequest<?> request, String resource, @Body @Nullable String body) {
+  public HttpResponse<String> createCluster(HttpRequest<?> request, String resource, @Body @Nullable byte[] body) {
     return create(request, kind(resource, false), "", body);
   }
 
@@ -99,19 +99,19 @@ public class RbacApi {
     return collection(kind).one(request, current(kind, "", name));
   }
 
-  @Put(value = NS + "/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Put(value = NS + "/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Replace a Role or RoleBinding (409 when metadata.resourceVersion is stale)")
   public HttpResponse<String> replace(HttpRequest<?> request, String namespace, String resource, String name,
-      @Body @Nullable String body) {
+      @Body @Nullable byte[] body) {
     Kind kind = kind(resource, true);
-    return KubeCodec.ok(request, update(request, kind, namespace, name, KubeCodec.read(request, body, kind.type)));
+    return KubeCodec.ok(request, update(request, kind, namespace, name, KubeProtobuf.read(request, body, kind.type)));
   }
 
-  @Put(value = "/{resource}/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Put(value = "/{resource}/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Replace a ClusterRole or ClusterRoleBinding (409 when metadata.resourceVersion is stale)")
-  public HttpResponse<String> replaceCluster(HttpRequest<?> request, String resource, String name, @Body @Nullable String body) {
+  public HttpResponse<String> replaceCluster(HttpRequest<?> request, String resource, String name, @Body @Nullable byte[] body) {
     Kind kind = kind(resource, false);
-    return KubeCodec.ok(request, update(request, kind, "", name, KubeCodec.read(request, body, kind.type)));
+    return KubeCodec.ok(request, update(request, kind, "", name, KubeProtobuf.read(request, body, kind.type)));
   }
 
   @Patch(value = NS + "/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -140,8 +140,8 @@ public class RbacApi {
     return delete(request, kind(resource, false), "", name, body);
   }
 
-  private HttpResponse<String> create(HttpRequest<?> request, Kind kind, String namespace, String body) {
-    HasMetadata object = KubeCodec.read(request, body, kind.type);
+  private HttpResponse<String> create(HttpRequest<?> request, Kind kind, String namespace, byte[] body) {
+    HasMetadata object = KubeProtobuf.read(request, body, kind.type);
     boolean dryRun = DryRun.requested(request);
     if (object.getMetadata() == null) {
       object.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());

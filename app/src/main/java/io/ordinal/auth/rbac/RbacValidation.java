@@ -131,7 +131,7 @@ public final class RbacValidation {
       errors.add(notSupported("roleRef.apiGroup", ref.getApiGroup(), GROUP));
     }
     List<String> kinds = namespaced ? List.of("Role", "ClusterRole") : List.of("ClusterRole");
-    if (!kinds.contains(ref.getKind())) {
+    if (ref.getKind() == null || !kinds.contains(ref.getKind())) {
       errors.add(notSupported("roleRef.kind", ref.getKind(), kinds.toArray(String[]::new)));
     }
     if (ref.getName() == null || ref.getName().isEmpty()) {

@@ -1,4 +1,4 @@
-package io.ordinal.auth;
+package io.ordinal.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -11,8 +11,10 @@ import io.micronaut.http.MediaType;
 import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Post;
-import io.ordinal.api.ApiException;
-import io.ordinal.api.KubeCodec;
+import io.ordinal.auth.Authorization;
+import io.ordinal.auth.AuthenticationFilter;
+import io.ordinal.auth.RequestAttributes;
+import io.ordinal.auth.User;
 import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.auth.rbac.Bootstrap;
 import io.ordinal.auth.rbac.Policy;
@@ -88,10 +90,10 @@ public class ReviewApi {
     this.rbac = rbac;
   }
 
-  @Post(value = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Post(value = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Whether the caller may do what spec.resourceAttributes or spec.nonResourceAttributes describe")
-  public HttpResponse<String> accessReview(HttpRequest<?> request, @Body @Nullable String body) {
-    SelfSubjectAccessReview review = KubeCodec.read(request, body, SelfSubjectAccessReview.class);
+  public HttpResponse<String> accessReview(HttpRequest<?> request, @Body @Nullable byte[] body) {
+    SelfSubjectAccessReview review = KubeProtobuf.read(request, body, SelfSubjectAccessReview.class);
     AccessSpec spec = review.spec() == null ? new AccessSpec(null, null) : review.spec();
     List<FieldError> errors = new ArrayList<>();
     metadataMustBeEmpty(review.metadata(), errors);
@@ -112,10 +114,10 @@ public class ReviewApi {
             decision.evaluationError().isEmpty() ? null : decision.evaluationError())));
   }
 
-  @Post(value = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Post(value = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "The rules that apply to the caller in spec.namespace (cluster-wide ones included)")
-  public HttpResponse<String> rulesReview(HttpRequest<?> request, @Body @Nullable String body) {
-    SelfSubjectRulesReview review = KubeCodec.read(request, body, SelfSubjectRulesReview.class);
+  public HttpResponse<String> rulesReview(HttpRequest<?> request, @Body @Nullable byte[] body) {
+    SelfSubjectRulesReview review = KubeProtobuf.read(request, body, SelfSubjectRulesReview.class);
     String namespace = review.spec() == null || review.spec().namespace() == null ? "" : review.spec().namespace();
     if (namespace.isEmpty()) {
       throw ApiException.badRequest("no namespace on request");
@@ -136,11 +138,11 @@ public class ReviewApi {
             rules.errors().isEmpty() ? null : String.join(", ", rules.errors()))));
   }
 
-  @Post(value = "/apis/authentication.k8s.io/v1/selfsubjectreviews", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Post(value = "/apis/authentication.k8s.io/v1/selfsubjectreviews", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Who the caller is: user name, uid and groups")
-  public HttpResponse<String> selfReview(HttpRequest<?> request, @Body @Nullable String body) {
-    if (body != null && !body.isBlank()) {
-      KubeCodec.read(request, body, SelfSubjectReview.class);
+  public HttpResponse<String> selfReview(HttpRequest<?> request, @Body @Nullable byte[] body) {
+    if (body != null && body.length > 0) {
+      KubeProtobuf.read(request, body, SelfSubjectReview.class);
     }
     User user = user(request);
     return KubeCodec.respond(request, 201, new SelfSubjectReview(AUTHENTICATION, "SelfSubjectReview", new ObjectMeta(),
@@ -170,8 +172,9 @@ public class ReviewApi {
   }
 
   private static void metadataMustBeEmpty(ObjectMeta meta, List<FieldError> errors) {
-    if (meta != null && (meta.getName() != null || meta.getNamespace() != null || meta.getGenerateName() != null
-        || (meta.getLabels() != null && !meta.getLabels().isEmpty())
+    // Protobuf clients send empty strings for the fields they leave unset.
+    if (meta != null && (!text(meta.getName()).isEmpty() || !text(meta.getNamespace()).isEmpty()
+        || !text(meta.getGenerateName()).isEmpty() || (meta.getLabels() != null && !meta.getLabels().isEmpty())
         || (meta.getAnnotations() != null && !meta.getAnnotations().isEmpty()))) {
       errors.add(new FieldError("FieldValueInvalid", "metadata", "Invalid value: \"\": must be empty"));
     }
