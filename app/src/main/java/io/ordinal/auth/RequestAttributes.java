@@ -10,8 +10,9 @@ import java.util.Set;
  *
  * @param resourceRequest false for discovery, OpenAPI, health and other paths outside
  *     {@code /api/v1/...} and {@code /apis/{group}/{version}/...}
- * @param verb get, list, watch, create, update, patch, delete, deletecollection; for a
- *     non-resource request the lower-case HTTP method
+ * @param verb get, list, watch, create, update, patch, delete, deletecollection; pause, resume,
+ *     restart or undo for Ordinal's rollout actions (subresource rollout); for a non-resource
+ *     request the lower-case HTTP method
  */
 public record RequestAttributes(boolean resourceRequest, String verb, String path, String apiGroup, String apiVersion,
     String namespace, String resource, String subresource, String name) {
