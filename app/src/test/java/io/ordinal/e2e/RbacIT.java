@@ -180,6 +180,8 @@ class RbacIT {
     assertFalse(created.json().at("/metadata/uid").asText().isEmpty());
     assertEquals(1, api.get(rbac(ns, "roles") + "?labelSelector=team%3Da").json().path("items").size());
     assertEquals(0, api.get(rbac(ns, "roles") + "?labelSelector=team%3Db").json().path("items").size());
+    String watched = api.get(rbac(ns, "roles") + "?watch=true&resourceVersion=0&timeoutSeconds=1").body();
+    assertTrue(watched.contains("\"type\":\"ADDED\"") && watched.contains("\"name\":\"r\""), watched);
     Api.Reply patched = api.patch(rbac(ns, "roles") + "/r", "application/strategic-merge-patch+json",
         "{\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"list\"]}]}");
     assertEquals(200, patched.code(), patched.body());
