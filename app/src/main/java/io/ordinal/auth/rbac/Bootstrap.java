@@ -33,13 +33,16 @@ public final class Bootstrap {
   /** Ordinal's rollout actions that change a set (see RequestAttributes). */
   public static final List<String> ROLLOUT_ACTIONS = List.of("pause", "restart", "resume", "undo");
 
+  /** cluster-admin's rules: every resource and every path, every verb. */
+  public static final List<PolicyRule> FULL_AUTHORITY = List.of(
+      rule(List.of("*"), List.of("*"), List.of("*"), List.of(), List.of()),
+      rule(List.of("*"), List.of(), List.of(), List.of(), List.of("*")));
+
   private Bootstrap() {}
 
   public static List<ClusterRole> clusterRoles() {
     List<ClusterRole> roles = new ArrayList<>();
-    roles.add(role("cluster-admin", Map.of(), null,
-        rule(List.of("*"), List.of("*"), List.of("*"), List.of(), List.of()),
-        rule(List.of("*"), List.of(), List.of(), List.of(), List.of("*"))));
+    roles.add(role("cluster-admin", Map.of(), null, FULL_AUTHORITY.toArray(PolicyRule[]::new)));
     roles.add(role("system:discovery", Map.of(), null, rule(List.of("get"), List.of(), List.of(), List.of(),
         List.of("/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz",
             "/version", "/version/"))));

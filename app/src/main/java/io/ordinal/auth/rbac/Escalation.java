@@ -35,7 +35,7 @@ public final class Escalation {
         return Optional.empty();
       }
       granted = switch (object) {
-        case ClusterRole role when role.getAggregationRule() != null -> Bootstrap.clusterRoles().getFirst().getRules();
+        case ClusterRole role when role.getAggregationRule() != null -> Bootstrap.FULL_AUTHORITY;
         case ClusterRole role -> role.getRules() == null ? List.of() : role.getRules();
         case Role role -> role.getRules() == null ? List.of() : role.getRules();
         default -> List.of();
