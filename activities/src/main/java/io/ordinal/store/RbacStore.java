@@ -1,5 +1,6 @@
 package io.ordinal.store;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -14,6 +15,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -163,10 +165,10 @@ public class RbacStore {
   }
 
   /** The object a watch_log row (the table row as to_jsonb writes it) stands for. */
-  static HasMetadata fromWatchRow(Kind kind, com.fasterxml.jackson.databind.JsonNode row) {
+  static HasMetadata fromWatchRow(Kind kind, JsonNode row) {
     HasMetadata object = KubeJson.read(row.path("object").asText(), kind.type);
     return withRow(object, row.path("namespace").asText(), row.path("uid").asText(),
-        java.time.OffsetDateTime.parse(row.path("created_at").asText()).toInstant(), row.path("resource_version").asLong());
+        OffsetDateTime.parse(row.path("created_at").asText()).toInstant(), row.path("resource_version").asLong());
   }
 
   private StoreException missingOrChanged(Kind kind, String namespace, String name) {

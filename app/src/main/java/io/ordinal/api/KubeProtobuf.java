@@ -5,7 +5,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.WireFormat;
+import io.micronaut.http.HttpRequest;
+import io.ordinal.store.KubeJson;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 
@@ -141,7 +144,7 @@ final class KubeProtobuf {
         ObjectNode map = node.has(field.name()) ? (ObjectNode) node.get(field.name()) : node.putObject(field.name());
         map.put(key, value);
       } else if (field.message() == null) {
-        String value = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        String value = new String(bytes, StandardCharsets.UTF_8);
         if (field.repeated()) {
           array(node, field.name()).add(value);
         } else {
@@ -164,11 +167,11 @@ final class KubeProtobuf {
   }
 
   /** Reads a request body sent as JSON, YAML or protobuf, as {@link KubeCodec#read} does the first two. */
-  static <T> T read(io.micronaut.http.HttpRequest<?> request, byte[] body, Class<T> type) {
+  static <T> T read(HttpRequest<?> request, byte[] body, Class<T> type) {
     String mediaType = KubeCodec.mediaType(request);
     if (MEDIA_TYPE.equals(mediaType)) {
-      return KubeCodec.read(request, "application/json", io.ordinal.store.KubeJson.write(decode(body)), type);
+      return KubeCodec.read(request, "application/json", KubeJson.write(decode(body)), type);
     }
-    return KubeCodec.read(request, mediaType, body == null ? null : new String(body, java.nio.charset.StandardCharsets.UTF_8), type);
+    return KubeCodec.read(request, mediaType, body == null ? null : new String(body, StandardCharsets.UTF_8), type);
   }
 }

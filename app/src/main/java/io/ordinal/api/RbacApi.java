@@ -1,6 +1,12 @@
 package io.ordinal.api;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.micronaut.core.annotation.Nullable;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
@@ -22,12 +28,15 @@ import io.ordinal.auth.User;
 import io.ordinal.auth.rbac.Escalation;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.auth.rbac.RbacValidation;
+import io.ordinal.store.KubeJson;
 import io.ordinal.store.RbacStore.Kind;
 import io.ordinal.store.StoreException;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -144,7 +153,7 @@ public class RbacApi {
     HasMetadata object = KubeProtobuf.read(request, body, kind.type);
     boolean dryRun = DryRun.requested(request);
     if (object.getMetadata() == null) {
-      object.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+      object.setMetadata(new ObjectMeta());
     }
     var meta = object.getMetadata();
     scope(kind, namespace, meta.getNamespace());
@@ -157,7 +166,7 @@ public class RbacApi {
     check(kind, object, RbacValidation.validate(object));
     escalation(request, kind, object);
     if (dryRun) {
-      meta.setCreationTimestamp(io.ordinal.store.KubeJson.timestamp(java.time.Instant.now()));
+      meta.setCreationTimestamp(KubeJson.timestamp(Instant.now()));
       return KubeCodec.respond(request, 201, object);
     }
     try {
@@ -171,7 +180,7 @@ public class RbacApi {
     boolean dryRun = DryRun.requested(request);
     HasMetadata current = current(kind, namespace, name);
     if (object.getMetadata() == null) {
-      object.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMeta());
+      object.setMetadata(new ObjectMeta());
     }
     var meta = object.getMetadata();
     if (meta.getName() != null && !meta.getName().equals(name)) {
@@ -226,7 +235,7 @@ public class RbacApi {
       }
     }
     // Upstream answers the deletion of an RBAC object with a Status.
-    return KubeCodec.ok(request, new io.fabric8.kubernetes.api.model.StatusBuilder().withApiVersion("v1")
+    return KubeCodec.ok(request, new StatusBuilder().withApiVersion("v1")
         .withKind("Status").withNewMetadata().endMetadata().withStatus("Success")
         .withNewDetails().withName(name).withGroup(RbacValidation.GROUP).withKind(resourceOf(kind))
         .withUid(current.getMetadata().getUid()).endDetails().build());
@@ -236,10 +245,10 @@ public class RbacApi {
   private static void prepare(Kind kind, HasMetadata object) {
     object.setApiVersion(API_VERSION);
     switch (object) {
-      case io.fabric8.kubernetes.api.model.rbac.Role r -> r.setKind(kind.kind);
-      case io.fabric8.kubernetes.api.model.rbac.ClusterRole r -> r.setKind(kind.kind);
-      case io.fabric8.kubernetes.api.model.rbac.RoleBinding b -> b.setKind(kind.kind);
-      case io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding b -> b.setKind(kind.kind);
+      case Role r -> r.setKind(kind.kind);
+      case ClusterRole r -> r.setKind(kind.kind);
+      case RoleBinding b -> b.setKind(kind.kind);
+      case ClusterRoleBinding b -> b.setKind(kind.kind);
       default -> { }
     }
     object.getMetadata().setUid(null);
@@ -267,11 +276,11 @@ public class RbacApi {
 
   /** Whether an update leaves what the object grants as it was (no escalation check needed then). */
   private static boolean sameGrant(HasMetadata updated, HasMetadata current) {
-    HasMetadata a = io.ordinal.store.KubeJson.read(io.ordinal.store.KubeJson.write(updated), updated.getClass());
-    HasMetadata b = io.ordinal.store.KubeJson.read(io.ordinal.store.KubeJson.write(current), current.getClass());
+    HasMetadata a = KubeJson.read(KubeJson.write(updated), updated.getClass());
+    HasMetadata b = KubeJson.read(KubeJson.write(current), current.getClass());
     a.setMetadata(null);
     b.setMetadata(null);
-    return io.ordinal.store.KubeJson.write(a).equals(io.ordinal.store.KubeJson.write(b));
+    return KubeJson.write(a).equals(KubeJson.write(b));
   }
 
   private static void scope(Kind kind, String namespace, String sent) {
@@ -304,7 +313,7 @@ public class RbacApi {
   }
 
   static String resourceOf(Kind kind) {
-    return kind.kind.toLowerCase(java.util.Locale.ROOT) + "s";
+    return kind.kind.toLowerCase(Locale.ROOT) + "s";
   }
 
   private static String qualified(Kind kind) {

@@ -23,6 +23,10 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleRef;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.ordinal.api.table.Table.Column;
 import io.ordinal.api.table.Table.RowCondition;
 import java.time.Instant;
@@ -156,13 +160,13 @@ final class Printers {
 
   /** RoleBindings and ClusterRoleBindings: Kind/name of the role, and the subjects by kind. */
   static Printed roleBinding(HasMetadata binding, Instant now) {
-    io.fabric8.kubernetes.api.model.rbac.RoleRef ref;
-    List<io.fabric8.kubernetes.api.model.rbac.Subject> subjects;
-    if (binding instanceof io.fabric8.kubernetes.api.model.rbac.RoleBinding b) {
+    RoleRef ref;
+    List<Subject> subjects;
+    if (binding instanceof RoleBinding b) {
       ref = b.getRoleRef();
       subjects = list(b.getSubjects());
     } else {
-      var b = (io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding) binding;
+      var b = (ClusterRoleBinding) binding;
       ref = b.getRoleRef();
       subjects = list(b.getSubjects());
     }

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -121,7 +122,7 @@ public class Rbac {
     return store.list(kind, type, namespace);
   }
 
-  public <T extends HasMetadata> java.util.Optional<T> find(Kind kind, Class<T> type, String namespace, String name) {
+  public <T extends HasMetadata> Optional<T> find(Kind kind, Class<T> type, String namespace, String name) {
     return store.find(kind, type, namespace, name);
   }
 
