@@ -127,6 +127,8 @@ public class WatchLog {
         case "controller_revisions" -> RevisionStore.toObject(ROWS.readValue(row, ControllerRevisionRow.class),
             ROWS.readTree(row).path("set_uid").asText(null));
         case "events" -> EventRecorder.toObject(ROWS.readValue(row, EventRow.class));
+        case "roles", "role_bindings", "cluster_roles", "cluster_role_bindings" ->
+            RbacStore.fromWatchRow(RbacStore.Kind.ofTable(resource).orElseThrow(), ROWS.readTree(row));
         default -> throw new IllegalStateException("no API object is stored in " + resource);
       };
       // A deletion has a resourceVersion of its own, as upstream's DELETED events do.

@@ -1,27 +1,35 @@
 package io.ordinal.auth;
 
+import io.ordinal.auth.rbac.Policy;
+import io.ordinal.auth.rbac.Rbac;
 import jakarta.inject.Singleton;
-import java.util.Set;
 
 /**
- * Who may do what. Until roles exist (RBAC), every authenticated user may do everything but handle
- * tokens, which make users and are for {@code system:masters} only; the anonymous user may only read
- * what upstream's {@code system:public-info-viewer} role shows anyone: the version and the probes.
+ * Who may do what: Kubernetes RBAC ({@link Policy}), evaluated against the in-memory snapshot
+ * {@link Rbac} keeps, so a decision never waits for the database (this runs on the event loop for
+ * every request). The tokens API is cluster-admin's only because no other role grants it; the
+ * anonymous user may do what {@code system:public-info-viewer} grants {@code system:unauthenticated}.
  */
 @Singleton
 public class Authorization {
-  /** Non-resource paths anyone may GET (upstream's system:public-info-viewer, plus Ordinal's /health). */
-  private static final Set<String> PUBLIC_PATHS = Set.of("/version", "/healthz", "/livez", "/readyz", "/health");
+  private final Rbac rbac;
+
+  public Authorization(Rbac rbac) {
+    this.rbac = rbac;
+  }
 
   public boolean allows(User user, RequestAttributes request) {
-    if (request.resourceRequest() && request.apiGroup().equals(TokenApi.GROUP)) {
-      return user.inGroup(User.MASTERS);
+    return decide(user, request).allowed();
+  }
+
+  /** The decision with its reason, for SelfSubjectAccessReviews. */
+  public Policy.Decision decide(User user, RequestAttributes request) {
+    if (user.inGroup(User.MASTERS)) {
+      // kube-apiserver's privileged-group authorizer runs before RBAC: system:masters may do
+      // anything even if the cluster-admin binding is deleted, so no one can lock the admin out.
+      return new Policy.Decision(true, "", "");
     }
-    if (!user.anonymous()) {
-      return true;
-    }
-    return !request.resourceRequest() && (request.verb().equals("get") || request.verb().equals("head"))
-        && PUBLIC_PATHS.contains(request.path());
+    return rbac.policy().authorize(user, request);
   }
 
   /**

@@ -10,13 +10,16 @@ import java.util.Set;
  *
  * @param resourceRequest false for discovery, OpenAPI, health and other paths outside
  *     {@code /api/v1/...} and {@code /apis/{group}/{version}/...}
- * @param verb get, list, watch, create, update, patch, delete, deletecollection; for a
- *     non-resource request the lower-case HTTP method
+ * @param verb get, list, watch, create, update, patch, delete, deletecollection; pause, resume,
+ *     restart or undo for Ordinal's rollout actions (subresource rollout); for a non-resource
+ *     request the lower-case HTTP method
  */
 public record RequestAttributes(boolean resourceRequest, String verb, String path, String apiGroup, String apiVersion,
     String namespace, String resource, String subresource, String name) {
 
   private static final Set<String> LIST_VERBS_FALSE = Set.of("false", "0");
+  /** {@code POST .../statefulsets/{name}/rollout/{action}}: the action is the verb. */
+  private static final Set<String> ROLLOUT_ACTIONS = Set.of("pause", "resume", "restart", "undo");
 
   /** The attributes of {@code method} on {@code path}; {@code watch} and {@code fieldSelector} from the query. */
   public static RequestAttributes of(String method, String path, String watch, String fieldSelector) {
@@ -66,6 +69,12 @@ public record RequestAttributes(boolean resourceRequest, String verb, String pat
       if (selected != null) {
         name = selected;
       }
+    }
+    if (resource.equals("statefulsets") && subresource.equals("rollout") && verb.equals("create") && parts.size() == 4
+        && ROLLOUT_ACTIONS.contains(parts.get(3))) {
+      // Ordinal's rollout actions are verbs of their own on statefulsets/rollout, so that a role can
+      // grant pause and resume without undo; upstream's parsing would make them all "create".
+      verb = parts.get(3);
     }
     if (name.isEmpty() && verb.equals("delete")) {
       verb = "deletecollection";

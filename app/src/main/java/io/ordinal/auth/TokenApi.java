@@ -31,8 +31,8 @@ import java.util.regex.Pattern;
 
 /**
  * {@code /apis/auth.ordinal.io/v1/tokens}: the API's bearer tokens, issued, listed and revoked
- * without a restart ({@code ./ordinal token ...} wraps it). Only {@code system:masters} may use it
- * ({@link Authorization}). A token's secret is in the answer to its creation and nowhere else.
+ * without a restart ({@code ./ordinal token ...} wraps it). Only cluster-admin may use it (RBAC:
+ * no other default role grants {@code tokens}; {@code system:masters} is bound to cluster-admin). A token's secret is in the answer to its creation and nowhere else.
  */
 @Controller("/apis/auth.ordinal.io/v1/tokens")
 @ExecuteOn(TaskExecutors.BLOCKING)

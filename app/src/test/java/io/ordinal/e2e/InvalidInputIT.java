@@ -56,6 +56,28 @@ class InvalidInputIT {
     }
   }
 
+  static Stream<Arguments> rbacCatalogue() throws Exception {
+    JsonNode cases = KubeJson.YAML.readTree(InvalidInputIT.class.getResourceAsStream("/invalid/rbac.yaml"));
+    List<Arguments> out = new ArrayList<>();
+    cases.forEach(c -> out.add(Arguments.of(c.get("case").asText(), c.get("resource").asText(), c.path("code").asInt(422),
+        c.get("field").asText(), c.get("object"))));
+    return out.stream();
+  }
+
+  /** Invalid RBAC objects (src/test/resources/invalid/rbac.yaml): refused at upstream's field path, never stored. */
+  @ParameterizedTest(name = "{0}: {2} at {3}")
+  @MethodSource("rbacCatalogue")
+  void invalidRbacObjectIsRefusedAtItsFieldPathAndNothingIsStored(String name, String resource, int code, String field,
+      JsonNode object) {
+    boolean cluster = resource.startsWith("cluster");
+    String collection = "/apis/rbac.authorization.k8s.io/v1/" + (cluster ? "" : "namespaces/" + NS + "/") + resource;
+    assertRefused(api.post(collection, "application/json", KubeJson.write(object)), code, field);
+    String stored = object.at("/metadata/name").asText();
+    if (!stored.contains("/")) {
+      assertEquals(404, api.get(collection + "/" + stored).code(), "an invalid object was stored");
+    }
+  }
+
   /** The catalogue for server-side apply: all but "missing name" (an apply's URL names the set it creates). */
   static Stream<Arguments> catalogueForApply() throws Exception {
     return catalogue().filter(arguments -> !arguments.get()[0].equals("missing name"));

@@ -56,6 +56,32 @@ public final class ApiResources {
   /** Scale is served as a subresource of statefulsets; the group exists so clients can resolve its kind. */
   public static final Group AUTOSCALING = new Group("autoscaling", "v1", List.of());
 
-  /** The named groups ({@code /apis}), preferred first. */
-  public static final List<Group> GROUPS = List.of(APPS, AUTOSCALING);
+  private static final List<String> RBAC_VERBS = List.of("create", "delete", "get", "list", "patch", "update", "watch");
+
+  public static final Group RBAC = new Group("rbac.authorization.k8s.io", "v1", List.of(
+      new Resource("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding",
+          false, RBAC_VERBS, List.of(), List.of(), List.of()),
+      new Resource("rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", "ClusterRole",
+          false, RBAC_VERBS, List.of(), List.of(), List.of()),
+      new Resource("rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding", "RoleBinding",
+          true, RBAC_VERBS, List.of(), List.of(), List.of()),
+      new Resource("rbac.authorization.k8s.io", "v1", "roles", "role", "Role",
+          true, RBAC_VERBS, List.of(), List.of(), List.of())));
+
+  /** The reviews kubectl auth can-i and whoami create: no fabric8 model, so not in the OpenAPI documents. */
+  public static final Group AUTHORIZATION = new Group("authorization.k8s.io", "v1", List.of(
+      new Resource("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview",
+          "SelfSubjectAccessReview", false, List.of("create"), List.of(), List.of(), List.of()),
+      new Resource("authorization.k8s.io", "v1", "selfsubjectrulesreviews", "selfsubjectrulesreview",
+          "SelfSubjectRulesReview", false, List.of("create"), List.of(), List.of(), List.of())));
+
+  public static final Group AUTHENTICATION = new Group("authentication.k8s.io", "v1", List.of(
+      new Resource("authentication.k8s.io", "v1", "selfsubjectreviews", "selfsubjectreview",
+          "SelfSubjectReview", false, List.of("create"), List.of(), List.of(), List.of())));
+
+  /** The named groups ({@code /apis}) with OpenAPI documents, preferred first. */
+  public static final List<Group> GROUPS = List.of(APPS, AUTOSCALING, RBAC);
+
+  /** Every named group discovery lists: those of {@link #GROUPS} and the review groups. */
+  public static final List<Group> DISCOVERED_GROUPS = List.of(APPS, AUTOSCALING, RBAC, AUTHORIZATION, AUTHENTICATION);
 }

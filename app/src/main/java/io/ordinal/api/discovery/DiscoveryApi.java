@@ -63,12 +63,12 @@ public class DiscoveryApi {
   public HttpResponse<String> groups(HttpRequest<?> request) {
     String aggregated = aggregatedVersion(request);
     if (aggregated != null) {
-      return aggregated(aggregated, ApiResources.GROUPS);
+      return aggregated(aggregated, ApiResources.DISCOVERED_GROUPS);
     }
     Map<String, Object> list = new LinkedHashMap<>();
     list.put("kind", "APIGroupList");
     list.put("apiVersion", "v1");
-    list.put("groups", ApiResources.GROUPS.stream().map(DiscoveryApi::group).toList());
+    list.put("groups", ApiResources.DISCOVERED_GROUPS.stream().map(DiscoveryApi::group).toList());
     return json(list);
   }
 
@@ -95,7 +95,7 @@ public class DiscoveryApi {
   }
 
   private static Group named(String name) {
-    return ApiResources.GROUPS.stream().filter(g -> g.name().equals(name)).findFirst().orElseThrow(DiscoveryApi::notFound);
+    return ApiResources.DISCOVERED_GROUPS.stream().filter(g -> g.name().equals(name)).findFirst().orElseThrow(DiscoveryApi::notFound);
   }
 
   private static ApiException notFound() {

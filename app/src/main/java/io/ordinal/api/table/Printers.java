@@ -23,6 +23,10 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleRef;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.ordinal.api.table.Table.Column;
 import io.ordinal.api.table.Table.RowCondition;
 import java.time.Instant;
@@ -132,6 +136,54 @@ final class Printers {
       column("Revision", "Revision indicates the revision of the state represented by Data."),
       AGE),
       Printers::revision);
+
+  static final Printer<HasMetadata> ROLES = new Printer<>(List.of(
+      NAME,
+      new Column("Created At", "date", "", CREATED_DOC, 0)),
+      Printers::role);
+
+  static final Printer<HasMetadata> ROLE_BINDINGS = new Printer<>(List.of(
+      NAME,
+      column("Role", "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace."
+          + " If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable."),
+      AGE,
+      wide("Users", "Users in the roleBinding"),
+      wide("Groups", "Groups in the roleBinding"),
+      wide("ServiceAccounts", "ServiceAccounts in the roleBinding")),
+      Printers::roleBinding);
+
+  /** Roles and ClusterRoles: name and creation time (RFC 3339, UTC), as upstream's printRole. */
+  static Printed role(HasMetadata role, Instant now) {
+    String created = role.getMetadata().getCreationTimestamp();
+    return new Printed(name(role), created == null ? "" : created);
+  }
+
+  /** RoleBindings and ClusterRoleBindings: Kind/name of the role, and the subjects by kind. */
+  static Printed roleBinding(HasMetadata binding, Instant now) {
+    RoleRef ref;
+    List<Subject> subjects;
+    if (binding instanceof RoleBinding b) {
+      ref = b.getRoleRef();
+      subjects = list(b.getSubjects());
+    } else {
+      var b = (ClusterRoleBinding) binding;
+      ref = b.getRoleRef();
+      subjects = list(b.getSubjects());
+    }
+    List<String> users = new ArrayList<>();
+    List<String> groups = new ArrayList<>();
+    List<String> accounts = new ArrayList<>();
+    for (var subject : subjects) {
+      switch (text(subject.getKind())) {
+        case "User" -> users.add(text(subject.getName()));
+        case "Group" -> groups.add(text(subject.getName()));
+        case "ServiceAccount" -> accounts.add(text(subject.getNamespace()) + ":" + text(subject.getName()));
+        default -> { }
+      }
+    }
+    return new Printed(name(binding), ref == null ? "/" : text(ref.getKind()) + "/" + text(ref.getName()),
+        age(binding, now), String.join(", ", users), String.join(", ", groups), String.join(", ", accounts));
+  }
 
   private static Column column(String name, String description) {
     return new Column(name, "string", "", description, 0);

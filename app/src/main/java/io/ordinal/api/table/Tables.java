@@ -7,6 +7,10 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.ordinal.api.table.Printers.Printed;
 import io.ordinal.api.table.Printers.Printer;
 import io.ordinal.api.table.Table.Row;
@@ -67,7 +71,11 @@ public final class Tables {
       Pod.class, Printers.PODS,
       PersistentVolumeClaim.class, Printers.CLAIMS,
       Event.class, Printers.EVENTS,
-      ControllerRevision.class, Printers.REVISIONS);
+      ControllerRevision.class, Printers.REVISIONS,
+      Role.class, Printers.ROLES,
+      ClusterRole.class, Printers.ROLES,
+      RoleBinding.class, Printers.ROLE_BINDINGS,
+      ClusterRoleBinding.class, Printers.ROLE_BINDINGS);
 
   /**
    * The table of {@code objects}, all of {@code kind} (a list or a single object; a kind is given

@@ -1,0 +1,73 @@
+package io.ordinal.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
+
+class KubeProtobufTest {
+  @Test
+  void aRoleBindingAsKubectlsTypedClientSendsItDecodesToItsJson() throws IOException {
+    byte[] meta = message(out -> {
+      out.writeString(1, "readers");
+      out.writeString(3, "");
+      out.writeByteArray(11, message(entry -> {
+        entry.writeString(1, "team");
+        entry.writeString(2, "a");
+      }));
+    });
+    byte[] subject = message(out -> {
+      out.writeString(1, "User");
+      out.writeString(2, "rbac.authorization.k8s.io");
+      out.writeString(3, "alice");
+    });
+    byte[] roleRef = message(out -> {
+      out.writeString(1, "rbac.authorization.k8s.io");
+      out.writeString(2, "ClusterRole");
+      out.writeString(3, "view");
+    });
+    byte[] binding = message(out -> {
+      out.writeByteArray(1, meta);
+      out.writeByteArray(2, subject);
+      out.writeByteArray(3, roleRef);
+    });
+    byte[] unknown = message(out -> {
+      out.writeByteArray(1, message(typeMeta -> {
+        typeMeta.writeString(1, "rbac.authorization.k8s.io/v1");
+        typeMeta.writeString(2, "RoleBinding");
+      }));
+      out.writeBytes(2, ByteString.copyFrom(binding));
+    });
+    byte[] body = new byte[unknown.length + 4];
+    System.arraycopy(new byte[] {'k', '8', 's', 0}, 0, body, 0, 4);
+    System.arraycopy(unknown, 0, body, 4, unknown.length);
+
+    ObjectNode json = KubeProtobuf.decode(body);
+    assertEquals("{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{\"name\":\"readers\","
+        + "\"namespace\":\"\",\"labels\":{\"team\":\"a\"}},\"subjects\":[{\"kind\":\"User\",\"apiGroup\":\"rbac.authorization.k8s.io\","
+        + "\"name\":\"alice\"}],\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"view\"}}",
+        json.toString());
+  }
+
+  @Test
+  void aBodyWithoutTheMagicNumberIsABadRequest() {
+    assertEquals(400, org.junit.jupiter.api.Assertions.assertThrows(ApiException.class,
+        () -> KubeProtobuf.decode("{}".getBytes())).code());
+  }
+
+  private interface Writer {
+    void write(CodedOutputStream out) throws IOException;
+  }
+
+  private static byte[] message(Writer writer) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+    writer.write(out);
+    out.flush();
+    return bytes.toByteArray();
+  }
+}
