@@ -7,6 +7,7 @@ import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Filter;
 import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
+import io.micronaut.http.filter.ServerFilterPhase;
 import io.micronaut.http.server.netty.NettyHttpRequest;
 import io.micronaut.scheduling.TaskExecutors;
 import io.ordinal.api.ApiException;
@@ -36,6 +37,12 @@ public class ExecUpgradeFilter implements HttpServerFilter {
   public ExecUpgradeFilter(PodService pods, @Named(TaskExecutors.BLOCKING) ExecutorService blocking) {
     this.pods = pods;
     this.blocking = blocking;
+  }
+
+  /** After authentication and authorization: who may not exec learns nothing of the pod (not even 404). */
+  @Override
+  public int getOrder() {
+    return ServerFilterPhase.SECURITY.after();
   }
 
   /**
