@@ -15,9 +15,9 @@ import ch.qos.logback.core.status.Status;
 import ch.qos.logback.core.status.StatusListener;
 import ch.qos.logback.core.util.Duration;
 import ch.qos.logback.core.util.FileSize;
+import io.micronaut.context.annotation.Context;
 import io.micronaut.context.annotation.Value;
 import jakarta.annotation.PreDestroy;
-import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
@@ -40,8 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Logback does the writing and the rotation, in a logger context of its own: the service's
  * logback.xml (console) never sees an audit event, and the audit file never sees a service log line.
+ * Created at start-up ({@code @Context}), so that a log that cannot be opened stops the start.
  */
-@Singleton
+@Context
 public class AuditLog implements AutoCloseable {
   /** Logback's FixedWindowRollingPolicy keeps at most 20 backups. */
   static final int MAX_BACKUPS = 20;
