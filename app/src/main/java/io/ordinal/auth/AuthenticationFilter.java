@@ -13,6 +13,7 @@ import io.micronaut.health.HealthStatus;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.management.health.indicator.HealthResult;
 import io.ordinal.api.ApiException;
+import io.ordinal.audit.AuditContext;
 import io.ordinal.api.KubeCodec;
 import org.bouncycastle.asn1.x500.RDN;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -69,7 +70,9 @@ public class AuthenticationFilter implements HttpServerFilter {
     request.setAttribute(USER, user.get());
     RequestAttributes attributes = RequestAttributes.of(request.getMethodName(), request.getPath(),
         request.getParameters().get("watch"), request.getParameters().get("fieldSelector"));
-    if (!authorization.allows(user.get(), attributes) && !codecFromThisMachine(request)) {
+    boolean allowed = authorization.allows(user.get(), attributes) || codecFromThisMachine(request);
+    AuditContext.of(request).ifPresent(audit -> audit.annotate(AuditContext.DECISION, allowed ? "allow" : "forbid"));
+    if (!allowed) {
       ApiException forbidden = ApiException.forbidden(Authorization.forbiddenMessage(user.get(), attributes),
           attributes.apiGroup(), attributes.resource(), attributes.name());
       return Mono.just(KubeCodec.respond(request, 403, forbidden.status()));

@@ -1,6 +1,7 @@
 package io.ordinal.temporal;
 
 import io.micronaut.scheduling.annotation.Scheduled;
+import io.ordinal.audit.AuditContext;
 import io.ordinal.driver.PodEvents;
 import io.ordinal.model.SetKey;
 import io.ordinal.store.StatefulSetStore;
@@ -48,6 +49,11 @@ public class SetSignals implements PodEvents {
     signal(key, true, generation, null);
   }
 
+  /** A signal to {@code workflowId} on behalf of the current request: noted in its audit event. */
+  private static void audited(String workflowId, String signal) {
+    AuditContext.signalled(workflowId, signal);
+  }
+
   /**
    * Wakes the set's running operation directly (saving the controller's forwarding hop, which is
    * most of the readiness-to-next-step latency), or the controller when no operation runs.
@@ -58,6 +64,7 @@ public class SetSignals implements PodEvents {
     if (operation.isPresent()) {
       try {
         client.newWorkflowStub(OperationWorkflow.class, operation.get()).wake();
+        audited(operation.get(), "wake");
         return;
       } catch (WorkflowNotFoundException e) {
         // that operation has ended: the controller decides whether another one is needed
@@ -78,8 +85,11 @@ public class SetSignals implements PodEvents {
     if (operation.isEmpty() || !operation.flatMap(Operation::ofWorkflowId).map(Operation::isRollout).orElse(false)) {
       return;
     }
+    // Read on this thread: the fence's thread serves no request.
+    String requestedBy = AuditContext.currentUser().orElse(null);
+    audited(operation.get(), "pause");
     var update = CompletableFuture.runAsync(
-        () -> client.newWorkflowStub(OperationWorkflow.class, operation.get()).pause(),
+        () -> client.newWorkflowStub(OperationWorkflow.class, operation.get()).pause(requestedBy),
         FENCES);
     try {
       update.get(PAUSE_FENCE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -125,11 +135,13 @@ public class SetSignals implements PodEvents {
       BatchRequest request = client.newSignalWithStartRequest();
       request.add(controller::run, ControllerInput.start(key));
       if (spec) {
-        request.add(controller::specChanged, generation);
+        // Who wrote the spec goes with the signal, so the controller's history shows it.
+        request.add(controller::specChanged, generation, AuditContext.currentUser().orElse(null));
       } else {
         request.add(controller::podChanged, podName);
       }
       client.signalWithStart(request);
+      audited(key.controllerWorkflowId(), spec ? "specChanged" : "podChanged");
     } catch (RuntimeException e) {
       log.warn("could not signal the controller of {} (it catches up on resync): {}", key, e.toString());
     }

@@ -123,6 +123,7 @@ final class Api {
     }
     try {
       HttpResponse<String> response = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+      AuditTrail.sent(method, path, response.statusCode(), response.headers().firstValue(AuditTrail.HEADER).orElse(null));
       return new Reply(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""), response.body(),
           response.headers().allValues("Warning"), response.headers());
     } catch (IOException | InterruptedException e) {

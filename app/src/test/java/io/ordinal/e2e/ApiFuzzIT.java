@@ -3,10 +3,14 @@ package io.ordinal.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.ordinal.store.KubeJson;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +48,8 @@ class ApiFuzzIT {
           "--checks", "not_a_server_error,response_schema_conformance",
           "--max-examples", Integer.toString(EXAMPLES), "--seed", SEED, "--workers", "2", "--phases", PHASES,
           "--suppress-health-check", "all", "--generation-database", "none",
-          "--report", "junit", "--report-junit-path", dir.resolve("api-fuzz-junit.xml").toString())
+          "--report", "junit,har", "--report-junit-path", dir.resolve("api-fuzz-junit.xml").toString(),
+          "--report-har-path", dir.resolve("api-fuzz.har").toString())
           .redirectErrorStream(true).redirectOutput(output.toFile())
           .start();
       boolean finished = fuzz.waitFor(20, TimeUnit.MINUTES);
@@ -69,7 +74,37 @@ class ApiFuzzIT {
       System.out.println(report);
       assertTrue(finished, "schemathesis did not finish:\n" + tail(log));
       assertEquals(0, fuzz.exitValue(), "schemathesis found failures:\n" + tail(log));
+      assertEveryFuzzedWriteIsAuditedOnce(service, dir.resolve("api-fuzz.har"));
     }
+  }
+
+  /**
+   * Audit completeness: every write schemathesis sent that succeeded (from its HAR report, by the
+   * response's Audit-Id) is exactly one event in this service's audit log, and the log has no
+   * successful write beyond them (nothing else writes to this service).
+   */
+  static void assertEveryFuzzedWriteIsAuditedOnce(OrdinalService service, Path har) throws Exception {
+    List<String> sent = new ArrayList<>();
+    int requests = 0;
+    for (JsonNode entry : KubeJson.JSON.readTree(har.toFile()).at("/log/entries")) {
+      requests++;
+      URI url = URI.create(entry.at("/request/url").asText());
+      var request = new AuditTrail.Sent(entry.at("/request/method").asText(), url.getRawPath(),
+          entry.at("/response/status").asInt(), null);
+      if (request.successfulWrite()) {
+        String id = null;
+        for (JsonNode header : entry.at("/response/headers")) {
+          if (header.path("name").asText().equalsIgnoreCase(AuditTrail.HEADER)) {
+            id = header.path("value").asText();
+          }
+        }
+        sent.add(id);
+      }
+    }
+    System.out.printf("audit: %d fuzzed requests, %d successful writes, each checked for exactly one audit event%n",
+        requests, sent.size());
+    assertTrue(requests > 0, "the HAR report has no requests: " + har);
+    AuditTrail.assertComplete(service.dataDir, sent, event -> true);
   }
 
   static String find(String text, String regex) {

@@ -24,6 +24,7 @@ class ConcurrencyIT {
   static final int CLIENTS = 50;
   static final Duration TIMEOUT = Duration.ofSeconds(120);
   static Api api;
+  static OrdinalService service;
 
   @Test
   void fiftyPutsOfOneResourceVersionHaveExactlyOneWinner(@Namespace String ns) throws Exception {
@@ -42,6 +43,7 @@ class ConcurrencyIT {
     assertEquals(CLIENTS - 1, codes.stream().filter(c -> c == 409).count(), codes.toString());
     String winner = api.set(ns, "web").at("/metadata/annotations/writer").asText();
     assertTrue(winner.matches("w\\d+"), winner);
+    assertAudited(ns);
   }
 
   @Test
@@ -55,6 +57,7 @@ class ConcurrencyIT {
     for (int i = 0; i < CLIENTS; i++) {
       assertTrue(annotations.has("writer-" + i), "writer " + i + "'s update was lost: " + annotations);
     }
+    assertAudited(ns);
   }
 
   @Test
@@ -93,6 +96,12 @@ class ConcurrencyIT {
       assertEquals(image, pod.at("/spec/containers/0/image").asText());
     }
     assertEquals("Complete", api.get(set + "/rollout/status").json().path("phase").asText());
+    assertAudited(ns);
+  }
+
+  /** Every write of the test that succeeded has exactly one audit event, and no other successful write is logged. */
+  static void assertAudited(String ns) {
+    AuditTrail.assertComplete(service.dataDir, AuditTrail.successfulWritesSentTo(ns), AuditTrail.inNamespace(ns));
   }
 
   interface Writer {

@@ -7,11 +7,14 @@ import io.ordinal.model.SetKey;
  *
  * @param nextSequence number of the next operation, for readable, unique operation ids
  * @param handledGeneration the newest spec generation an operation has already been run for
+ * @param requestedBy the user who wrote the newest spec (null: unknown, or an input recorded before
+ *     the field existed)
  */
 public record ControllerInput(
-    SetKey key, long nextSequence, long handledGeneration, boolean specChanged, boolean podsChanged) {
+    SetKey key, long nextSequence, long handledGeneration, boolean specChanged, boolean podsChanged,
+    String requestedBy) {
 
   public static ControllerInput start(SetKey key) {
-    return new ControllerInput(key, 1, 0, true, false);
+    return new ControllerInput(key, 1, 0, true, false, null);
   }
 }

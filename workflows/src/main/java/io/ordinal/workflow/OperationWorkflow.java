@@ -26,9 +26,12 @@ public interface OperationWorkflow {
   /**
    * Fence for a pause that was just stored in the spec: once this update returns, the operation
    * touches no further pod before it has observed the spec again.
+   *
+   * @param requestedBy the user who paused, recorded with the update in the history; null in
+   *     histories recorded before this argument existed
    */
   @UpdateMethod
-  void pause();
+  void pause(String requestedBy);
 
   /** What the operation is waiting for right now. */
   @QueryMethod

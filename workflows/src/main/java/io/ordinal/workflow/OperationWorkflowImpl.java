@@ -172,8 +172,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   }
 
   @Override
-  public void pause() {
-    pauseRequested = true;
+  public void pause(String requestedBy) {
+    pauseRequested = true; // who paused is in the update's input in the history
   }
 
   @Override

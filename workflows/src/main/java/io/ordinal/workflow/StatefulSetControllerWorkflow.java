@@ -21,9 +21,15 @@ public interface StatefulSetControllerWorkflow {
   @WorkflowMethod
   void run(ControllerInput input);
 
-  /** The spec (or deletion state) was written at {@code generation}. */
+  /**
+   * The spec (or deletion state) was written at {@code generation}.
+   *
+   * @param requestedBy the user whose request wrote it, so that the signal in the history says who
+   *     asked; null when the service itself signals (resync, start-up), and in histories recorded
+   *     before this argument existed (a missing argument reads as null)
+   */
   @SignalMethod
-  void specChanged(long generation);
+  void specChanged(long generation, String requestedBy);
 
   /** A pod of the set changed phase, readiness or existence. */
   @SignalMethod

@@ -12,6 +12,7 @@ import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 
@@ -25,6 +26,8 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
   private boolean podsChanged;
   /** What the last signal announced, for the Web UI and the log. */
   private String lastChange = "";
+  /** The user who wrote the newest spec, as its signal said: the memo of the operation it starts. */
+  private String requestedBy;
 
   @Override
   public void run(ControllerInput input) {
@@ -34,6 +37,9 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
     long handledGeneration = input.handledGeneration();
     specChanged |= input.specChanged();
     podsChanged |= input.podsChanged();
+    if (requestedBy == null) {
+      requestedBy = input.requestedBy();
+    }
     boolean recheck = true;
     while (true) {
       if (!recheck) {
@@ -57,7 +63,8 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
       handledGeneration = Math.max(handledGeneration, set.generation());
       if (!recheck && HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.await(Workflow::isEveryHandlerFinished);
-        Workflow.continueAsNew(new ControllerInput(key, sequence, handledGeneration, specChanged, podsChanged));
+        Workflow.continueAsNew(new ControllerInput(key, sequence, handledGeneration, specChanged, podsChanged,
+            requestedBy));
       }
     }
   }
@@ -67,9 +74,14 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
     SetKey key = set.key();
     boolean rollout = operation.isRollout();
     String from = rollout ? fromRevision(set) : null;
+    // Who asked for it, in the operation's memo (the Web UI shows it). Only when a user is known:
+    // without one the start command is exactly what it was before the memo existed.
+    Map<String, Object> memo = requestedBy == null || operation == Operation.REPAIR ? null
+        : Map.of("requestedBy", requestedBy);
     OperationWorkflow child = Workflow.newChildWorkflowStub(
         OperationWorkflow.class,
         ChildWorkflowOptions.newBuilder()
+            .setMemo(memo)
             .setWorkflowId(operation.workflowId(key, sequence))
             .setTaskQueue(Workflow.getInfo().getTaskQueue())
             .setTypedSearchAttributes(OrdinalSearchAttributes.ofOperation(key, operation, set.updateRevision(), from))
@@ -113,9 +125,12 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
   }
 
   @Override
-  public void specChanged(long generation) {
+  public void specChanged(long generation, String requestedBy) {
     specChanged = true;
-    lastChange = "spec generation " + generation;
+    lastChange = "spec generation " + generation + (requestedBy == null ? "" : " by " + requestedBy);
+    if (requestedBy != null) {
+      this.requestedBy = requestedBy;
+    }
   }
 
   @Override

@@ -201,7 +201,7 @@ class OperationWorkflowTest {
         WorkflowOptions.newBuilder().setWorkflowId(KEY.controllerWorkflowId()).setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE).build());
     BatchRequest request = client.newSignalWithStartRequest();
     request.add(controller::run, ControllerInput.start(KEY));
-    request.add(controller::specChanged, 1L);
+    request.add(controller::specChanged, 1L, (String) null);
     client.signalWithStart(request);
   }
 
