@@ -183,7 +183,7 @@ public class RbacApi {
       object.setMetadata(new ObjectMeta());
     }
     var meta = object.getMetadata();
-    if (meta.getName() != null && !meta.getName().equals(name)) {
+    if (meta.getName() != null && !meta.getName().isEmpty() && !meta.getName().equals(name)) {
       throw ApiException.badRequest("the name of the object (" + meta.getName()
           + ") does not match the name on the URL (" + name + ")");
     }
@@ -206,6 +206,7 @@ public class RbacApi {
     if (dryRun) {
       meta.setUid(current.getMetadata().getUid());
       meta.setCreationTimestamp(current.getMetadata().getCreationTimestamp());
+      meta.setResourceVersion(currentVersion);
       return object;
     }
     try {
