@@ -123,7 +123,11 @@ public class StatefulSetService {
       if (!errors.isEmpty()) {
         throw ApiException.invalid(GROUP, KIND, name, errors);
       }
-      admitPodTemplate(set);
+      // As upstream exempts updates that leave the pod spec alone: scaling or labelling a set is not
+      // refused because its namespace became stricter (its next pods are, by the controller).
+      if (!Objects.equals(set.getSpec().getTemplate(), old.getSpec().getTemplate())) {
+        admitPodTemplate(set);
+      }
       ownership.record(old, set);
       if (options.dryRun()) {
         if (!unconditional && expected != Long.parseLong(old.getMetadata().getResourceVersion())) {

@@ -46,6 +46,12 @@ final class ContainerProcess {
    * {@link LogStamper}s (directly, without time, where there is no bash).
    */
   static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
+      List<Mount> mounts, List<Path> cgroupProcs) throws IOException {
+    return start(argv, env, workingDir, log, mounts, cgroupProcs, ContainerUser.SERVICE);
+  }
+
+  /** As above, the command running as {@code user} (the setup before it as root). */
+  static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
       List<Mount> mounts, List<Path> cgroupProcs, ContainerUser user) throws IOException {
     boolean stamped = LogStamper.available();
     boolean namespaced = !mounts.isEmpty() && mountNamespacesAvailable();

@@ -26,6 +26,8 @@ record ContainerUser(long uid, long gid, List<Long> groups, boolean runAsNonRoot
   static final String SETPRIV = "/usr/bin/setpriv";
   /** Used for a pod that carries no default-user annotation (created before there was one): never root. */
   static final long FALLBACK_ID = 65534;
+  /** The service's own user, unchanged: for processes of the driver's own (and its tests). */
+  static final ContainerUser SERVICE = new ContainerUser(-1, -1, List.of(), false, false, false, false);
 
   /**
    * @param defaultUser the pod's {@code ordinal.io/default-user} annotation ("uid:gid"), or null
@@ -79,7 +81,7 @@ record ContainerUser(long uid, long gid, List<Long> groups, boolean runAsNonRoot
 
   /** The argv prefix that becomes this user before running the command: setpriv, when we are root to begin with. */
   List<String> setpriv() {
-    if (!ContainerProcess.ROOT || !Files.isExecutable(Path.of(SETPRIV))) {
+    if (uid < 0 || !ContainerProcess.ROOT || !Files.isExecutable(Path.of(SETPRIV))) {
       return List.of();
     }
     List<String> argv = new ArrayList<>(List.of(SETPRIV, "--reuid=" + uid, "--regid=" + gid));
