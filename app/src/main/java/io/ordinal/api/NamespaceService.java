@@ -100,7 +100,7 @@ public class NamespaceService {
    * usable, as every name is). 409 otherwise.
    */
   public Namespace delete(String name, boolean dryRun) {
-    Namespace current = get(name);
+    get(name); // 404 for a name that is not one
     if (name.equals("default")) {
       throw ApiException.forbidden("namespaces \"default\" is forbidden: this namespace may not be deleted", "", RESOURCE, name);
     }
@@ -109,6 +109,8 @@ public class NamespaceService {
       throw ApiException.of(409, "Conflict", "namespaces \"" + name + "\" is not empty: delete its StatefulSets and"
           + " PersistentVolumeClaims first (Ordinal does not delete a namespace's contents with it)");
     }
+    // An implicit namespace has nothing stored to delete (and no uid by which kubectl could see it go).
+    Namespace current = store.find(name).orElseThrow(() -> ApiException.notFound(RESOURCE, name));
     if (!dryRun) {
       store.delete(name);
     }

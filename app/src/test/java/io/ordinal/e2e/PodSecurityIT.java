@@ -188,6 +188,7 @@ class PodSecurityIT {
     Kubectl.Result bad = kubectl.run("label", "--overwrite", "namespace", ns, "pod-security.kubernetes.io/enforce=strict");
     assertTrue(bad.code() != 0 && bad.err().contains("metadata.labels[pod-security.kubernetes.io/enforce]"), bad.toString());
     assertTrue(kubectl.run("get", "ns").ok().out().contains(ns));
+    // kubectl waits until the namespace is gone or has another uid: the implicit one left has none.
     assertTrue(kubectl.run("delete", "namespace", ns).ok().out().contains("deleted"));
     String after = kubectl.run("get", "ns", ns, "-o", "yaml").ok().out();
     assertFalse(after.contains("pod-security.kubernetes.io/enforce"), "its labels went with it: " + after);
