@@ -11,6 +11,8 @@ import io.ordinal.kube.Labels;
 import io.ordinal.kube.PodFactory;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
+import io.ordinal.podsecurity.PodSecurity;
+import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
@@ -23,6 +25,8 @@ import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -40,9 +44,12 @@ public class PodLifecycle {
   private final EventRecorder events;
   private final DriverRegistry drivers;
   private final TransactionOperations<Connection> tx;
+  private final PodSecurityAdmission podSecurity;
 
   public PodLifecycle(StatefulSetStore sets, RevisionStore revisions, PodStore pods, Repositories.Pvcs pvcs,
-      EventRecorder events, DriverRegistry drivers, TransactionOperations<Connection> tx) {
+      EventRecorder events, DriverRegistry drivers, TransactionOperations<Connection> tx,
+      PodSecurityAdmission podSecurity) {
+    this.podSecurity = podSecurity;
     this.sets = sets;
     this.revisions = revisions;
     this.pods = pods;
@@ -104,6 +111,19 @@ public class PodLifecycle {
     if (pods.exists(namespace, pod.getMetadata().getName())) {
       return null;
     }
+    // Pod Security again, now for the pod: the namespace's labels may have changed since the set was admitted.
+    var decision = podSecurity.evaluate(namespace, pod.getMetadata(), pod.getSpec(), "spec");
+    if (!decision.allowed()) {
+      events.record(namespace, "StatefulSet", set.getMetadata().getName(), set.getMetadata().getUid(),
+          EventRecorder.WARNING, "FailedCreate", "create Pod " + pod.getMetadata().getName() + " in StatefulSet "
+              + set.getMetadata().getName() + " failed error: pods \"" + pod.getMetadata().getName()
+              + "\" is forbidden: violates " + PodSecurity.describe(decision.enforce(), decision.forbidden()));
+      return null;
+    }
+    Map<String, String> annotations = new LinkedHashMap<>(
+        pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations());
+    annotations.put(PodSecurityAdmission.DEFAULT_USER_ANNOTATION, podSecurity.defaultUser(namespace));
+    pod.getMetadata().setAnnotations(annotations);
     String id = StatefulSetStore.id(namespace, pod.getMetadata().getName());
     String driver = drivers.policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION));
     PodRow row = new PodRow(id, namespace, pod.getMetadata().getName(), set.getMetadata().getName(), ordinal,

@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventList;
 import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NamespaceList;
 import io.fabric8.kubernetes.api.model.NamespaceListBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -22,7 +21,9 @@ import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Delete;
 import io.micronaut.http.annotation.Get;
+import io.micronaut.http.annotation.Patch;
 import io.micronaut.http.annotation.Post;
+import io.micronaut.http.annotation.Put;
 import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.micronaut.scheduling.TaskExecutors;
@@ -30,15 +31,14 @@ import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.exec.ExecOptions;
 import io.ordinal.api.exec.ExecUpgradeFilter;
-import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodStore;
-import io.ordinal.store.StatefulSetStore;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.parameters.RequestBody;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.io.IOException;
@@ -46,8 +46,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.SortedSet;
-import java.util.TreeSet;
 
 /** {@code /api/v1}: the pods, PVCs and events of sets. */
 @Controller("/api/v1")
@@ -59,14 +57,14 @@ public class CoreApi {
   private final PodStore pods;
   private final PodService podService;
   private final EventRecorder events;
-  private final StatefulSetStore sets;
+  private final NamespaceService namespaces;
   private final Watches watches;
   private final Collection<Pod> podCollection;
   private final Collection<PersistentVolumeClaim> claimCollection;
   private final Collection<Event> eventCollection;
 
-  public CoreApi(PodStore pods, EventRecorder events, PodService podService, Watches watches, StatefulSetStore sets) {
-    this.sets = sets;
+  public CoreApi(PodStore pods, EventRecorder events, PodService podService, Watches watches, NamespaceService namespaces) {
+    this.namespaces = namespaces;
     this.pods = pods;
     this.podService = podService;
     this.events = events;
@@ -78,30 +76,55 @@ public class CoreApi {
   }
 
   @Get(value = "/namespaces", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List the namespaces that hold a set, pod, claim or event (and default)")
+  @Operation(summary = "List the namespaces: default, those created or labelled, and those that hold a set, pod, claim or event")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = NamespaceList.class)))
   public HttpResponse<String> listNamespaces(HttpRequest<?> request) {
-    SortedSet<String> names = new TreeSet<>(List.of("default"));
-    names.addAll(sets.namespacesInUse());
     return KubeCodec.ok(request, new NamespaceListBuilder().withApiVersion("v1").withKind("NamespaceList")
-        .withMetadata(new ListMeta()).withItems(names.stream().map(CoreApi::namespace).toList()).build());
+        .withMetadata(new ListMeta()).withItems(namespaces.list()).build());
   }
 
   @Get(value = "/namespaces/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Read a namespace: every valid name is one (namespaces are implicit here)")
+  @Operation(summary = "Read a namespace: every valid name is one; created or labelled ones have their labels")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
   public HttpResponse<String> getNamespace(HttpRequest<?> request, String name) {
-    if (!StatefulSetValidation.validateNamespace(name).isEmpty()) {
-      throw ApiException.notFound("namespaces", name);
-    }
-    return KubeCodec.ok(request, namespace(name));
+    return KubeCodec.ok(request, namespaces.get(name));
   }
 
-  private static Namespace namespace(String name) {
-    return new NamespaceBuilder().withApiVersion("v1").withKind("Namespace")
-        .withNewMetadata().withName(name).addToLabels("kubernetes.io/metadata.name", name).endMetadata()
-        .withNewSpec().withFinalizers("kubernetes").endSpec()
-        .withNewStatus().withPhase("Active").endStatus().build();
+  @Post(value = "/namespaces", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, NamespaceProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Create a namespace (labels and annotations, such as pod-security.kubernetes.io/enforce)")
+  @RequestBody(content = @Content(schema = @Schema(implementation = Namespace.class)))
+  @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = Namespace.class)))
+  public HttpResponse<String> createNamespace(HttpRequest<?> request, @Body @Nullable byte[] body) {
+    // kubectl create namespace sends protobuf, as for every built-in type it has a typed client for.
+    Namespace namespace = KubeCodec.mediaType(request).equals(NamespaceProtobuf.MEDIA_TYPE)
+        ? NamespaceProtobuf.read(body)
+        : KubeCodec.read(request, body == null ? null : new String(body, java.nio.charset.StandardCharsets.UTF_8), Namespace.class);
+    return KubeCodec.respond(request, 201, namespaces.create(namespace, WriteOptions.of(request).dryRun()));
+  }
+
+  @Put(value = "/namespaces/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Replace a namespace's labels and annotations")
+  @RequestBody(content = @Content(schema = @Schema(implementation = Namespace.class)))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
+  public HttpResponse<String> replaceNamespace(HttpRequest<?> request, String name, @Body @Nullable String body) {
+    Namespace namespace = KubeCodec.read(request, body, Namespace.class);
+    return KubeCodec.ok(request, namespaces.update(name, WriteOptions.of(request).dryRun(), current -> namespace));
+  }
+
+  @Patch(value = "/namespaces/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a namespace's labels and annotations (kubectl label/annotate namespace)")
+  @RequestBody(content = @Content(schema = @Schema(type = "object")))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
+  public HttpResponse<String> patchNamespace(HttpRequest<?> request, String name, @Body @Nullable String body) {
+    return KubeCodec.ok(request, namespaces.update(name, WriteOptions.ofPatch(request).dryRun(),
+        current -> Patches.apply(request, body, current, Namespace.class)));
+  }
+
+  @Delete(value = "/namespaces/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Delete an empty namespace: its labels are dropped (409 while it holds sets, pods or claims)")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
+  public HttpResponse<String> deleteNamespace(HttpRequest<?> request, String name, @Body @Nullable String body) {
+    return KubeCodec.ok(request, namespaces.delete(name, Deletion.of(request, body).dryRun()));
   }
 
   @Get(value = NS + "/pods", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micronaut.http.HttpRequest;
+import io.micronaut.http.context.ServerRequestContext;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.http.MediaType;
@@ -35,7 +36,8 @@ public final class KubeCodec {
   /** Request attribute: warnings for the response's Warning headers. */
   private static final String WARNINGS = "ordinal.warnings";
   private static final int MAX_WARNINGS = 32;
-  private static final int MAX_WARNING_LENGTH = 256;
+  /** Long enough for a Pod Security warning listing several checks; the API server caps a warning near 4 KiB. */
+  private static final int MAX_WARNING_LENGTH = 2048;
 
   private KubeCodec() {}
 
@@ -87,6 +89,15 @@ public final class KubeCodec {
     } catch (JsonProcessingException e) {
       throw ApiException.badRequest("the request body could not be decoded: " + e.getOriginalMessage());
     }
+  }
+
+  /** Adds a warning to the current request's response (a {@code Warning} header), once. */
+  public static void warn(String warning) {
+    ServerRequestContext.currentRequest().ifPresent(request -> {
+      Set<String> warnings = new LinkedHashSet<>(request.getAttribute(WARNINGS, Set.class).orElse(Set.of()));
+      warnings.add(warning);
+      request.setAttribute(WARNINGS, warnings);
+    });
   }
 
   /** {@code ?fieldValidation=}: Warn unless the client asks otherwise. */

@@ -11,6 +11,8 @@ import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.api.statefulset.StatefulSetDefaults;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.podsecurity.PodSecurity;
+import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.model.SetKey;
@@ -51,7 +53,11 @@ public class StatefulSetService {
   private final DriverRegistry drivers;
   private final RevisionStore revisions;
 
-  public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers, RevisionStore revisions) {
+  private final PodSecurityAdmission podSecurity;
+
+  public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers, RevisionStore revisions,
+      PodSecurityAdmission podSecurity) {
+    this.podSecurity = podSecurity;
     this.store = store;
     this.revisions = revisions;
     this.signals = signals;
@@ -81,6 +87,7 @@ public class StatefulSetService {
     if (!errors.isEmpty()) {
       throw ApiException.invalid(GROUP, KIND, Objects.requireNonNullElse(meta.getName(), ""), errors);
     }
+    admitPodTemplate(set);
     ownership.record(null, set);
     if (options.dryRun()) {
       if (store.get(namespace, meta.getName()).isPresent()) {
@@ -115,6 +122,11 @@ public class StatefulSetService {
       List<FieldError> errors = StatefulSetValidation.validateUpdate(set, old, drivers.policy());
       if (!errors.isEmpty()) {
         throw ApiException.invalid(GROUP, KIND, name, errors);
+      }
+      // As upstream exempts updates that leave the pod spec alone: scaling or labelling a set is not
+      // refused because its namespace became stricter (its next pods are, by the controller).
+      if (!Objects.equals(set.getSpec().getTemplate(), old.getSpec().getTemplate())) {
+        admitPodTemplate(set);
       }
       ownership.record(old, set);
       if (options.dryRun()) {
@@ -359,6 +371,24 @@ public class StatefulSetService {
     changed.getMetadata().setResourceVersion(scale.getMetadata() == null ? null : scale.getMetadata().getResourceVersion());
     StatefulSet written = replace(namespace, name, changed, options, updatedBy(options, "scale"));
     return options.dryRun() ? scaleOf(written) : scale(namespace, name);
+  }
+
+  /**
+   * Pod Security admission of the pod template: 403 when it violates the level the namespace
+   * enforces (upstream only warns for workloads and refuses their pods later; refusing the set
+   * itself says so at once, where the user is), Warning headers for the warn level.
+   */
+  private void admitPodTemplate(StatefulSet set) {
+    var template = set.getSpec().getTemplate();
+    var decision = podSecurity.evaluate(set.getMetadata().getNamespace(), template.getMetadata(), template.getSpec(),
+        "spec.template.spec");
+    if (!decision.allowed()) {
+      throw ApiException.forbidden(RESOURCE + " \"" + set.getMetadata().getName() + "\" is forbidden: violates "
+          + PodSecurity.describe(decision.enforce(), decision.forbidden()), GROUP, "statefulsets", set.getMetadata().getName());
+    }
+    if (!decision.warnings().isEmpty()) {
+      KubeCodec.warn("would violate " + PodSecurity.describe(decision.warn(), decision.warnings()));
+    }
   }
 
   private void checkTypeAndNamespace(String namespace, StatefulSet set) {

@@ -20,7 +20,7 @@ import java.util.Set;
  * when mounts are given and we are root, in a private mount namespace with those bind mounts.
  */
 final class ContainerProcess {
-  private static final boolean ROOT = "root".equals(System.getProperty("user.name"));
+  static final boolean ROOT = "root".equals(System.getProperty("user.name"));
   private static final String SETSID = "/usr/bin/setsid";
   private static final String UNSHARE = "/usr/bin/unshare";
   /** Where a container's mount namespace stages its volume sources; created once on the host. */
@@ -47,6 +47,12 @@ final class ContainerProcess {
    */
   static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
       List<Mount> mounts, List<Path> cgroupProcs) throws IOException {
+    return start(argv, env, workingDir, log, mounts, cgroupProcs, ContainerUser.SERVICE);
+  }
+
+  /** As above, the command running as {@code user} (the setup before it as root). */
+  static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
+      List<Mount> mounts, List<Path> cgroupProcs, ContainerUser user) throws IOException {
     boolean stamped = LogStamper.available();
     boolean namespaced = !mounts.isEmpty() && mountNamespacesAvailable();
     List<String> command = new ArrayList<>();
@@ -87,11 +93,19 @@ final class ContainerProcess {
             .append("; else [ -e ").append(target).append(" ] || touch ").append(target).append("; fi\n");
         script.append("mount --bind ").append(staged).append(' ').append(target).append('\n');
       }
+      if (user.readOnlyRoot()) {
+        // readOnlyRootFilesystem: this namespace's view of / becomes read-only; the volumes mounted
+        // above are mounts of their own and stay writable (as are other filesystems of the machine).
+        script.append("mount -o remount,bind,ro /\n");
+      }
     }
     if (stamped || namespaced) {
       script.append(execWithExactly(env));
       command.addAll(List.of(stamped ? LogStamper.BASH : "/bin/sh", "-c", script.toString(), "container"));
     }
+    // The setup (mounts, cgroups, stampers) runs as root; the container's command as its user, from
+    // the exec on: setpriv changes uid, gid and groups (dropping root's capabilities) and execs it.
+    command.addAll(user.setpriv());
     command.addAll(argv);
     ProcessBuilder builder = new ProcessBuilder(command)
         .directory(workingDir.toFile())

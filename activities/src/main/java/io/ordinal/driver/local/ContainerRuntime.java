@@ -47,6 +47,7 @@ final class ContainerRuntime {
   private Instant nextStartAt = Instant.EPOCH;
   private Duration backoff = INITIAL_BACKOFF;
   private String waitingReason = "ContainerCreating";
+  private String waitingMessage;
   private boolean started;
   private boolean ready;
   private Cgroups.Placement cgroup;
@@ -146,6 +147,19 @@ final class ContainerRuntime {
   }
 
   private void start(Instant now) throws Exception {
+    var configError = pod.user(spec).configError(pod.podId(), spec.getName());
+    if (configError.isPresent()) {
+      // As the kubelet: the container is not created, the pod says why, and it is tried again later.
+      if (!"CreateContainerConfigError".equals(waitingReason)) {
+        pod.event("Warning", "Failed", "Error: " + configError.get());
+      }
+      waitingReason = "CreateContainerConfigError";
+      waitingMessage = configError.get();
+      nextStartAt = now.plus(backoff);
+      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+      return;
+    }
+    waitingMessage = null;
     Path logFile = pod.logFile(spec.getName());
     if (restartCount > 0 && Files.exists(logFile)) {
       Files.move(logFile, pod.previousLogFile(spec.getName()), StandardCopyOption.REPLACE_EXISTING);
@@ -189,7 +203,7 @@ final class ContainerRuntime {
 
   private boolean probe(Probe probe) {
     return ProbeRunner.run(probe, pod.podIp(), spec.getPorts() == null ? List.of() : spec.getPorts(),
-        pod.env(spec), process == null ? 0 : process.pid());
+        pod.env(spec), process == null ? 0 : process.pid(), pod.user(spec));
   }
 
   ContainerProcess process() {
@@ -212,7 +226,7 @@ final class ContainerRuntime {
       status.withContainerID("process://" + process.pid());
       status.withNewState().withNewRunning(KubeJson.timestamp(startedAt)).endState();
     } else {
-      status.withNewState().withNewWaiting().withReason(waitingReason).endWaiting().endState();
+      status.withNewState().withNewWaiting().withReason(waitingReason).withMessage(waitingMessage).endWaiting().endState();
     }
     if (lastFinishedAt != null) {
       status.withNewLastState().withNewTerminated()

@@ -28,8 +28,8 @@ final class LocalExec {
   private static final int INITIAL_COLUMNS = 80;
   private static final int INITIAL_ROWS = 24;
 
-  /** Where and how a container's commands run: its process (whose mount namespace they join), env and working dir. */
-  record Target(long containerPid, Map<String, String> env, String workingDir) {}
+  /** Where and how a container's commands run: its process (whose mount namespace they join), env, working dir and user. */
+  record Target(long containerPid, Map<String, String> env, String workingDir, ContainerUser user) {}
 
   private LocalExec() {}
 
@@ -42,6 +42,7 @@ final class LocalExec {
           "--wdns=" + target.workingDir(), "--"));
       hostDir = "/";
     }
+    argv.addAll(target.user().setpriv()); // the container's user, never root unless the container runs as root
     argv.addAll(request.command());
     Map<String, String> env = new LinkedHashMap<>(target.env());
     if (request.tty()) {

@@ -2,32 +2,88 @@ package io.ordinal.driver.local;
 
 import io.micronaut.context.annotation.Value;
 import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 
-/** Where the local driver keeps pods, volumes and hosts files, under the service's data dir. */
+/**
+ * Where the local driver keeps pods, volumes and hosts files, under the service's data dir.
+ *
+ * <p>Every name that becomes a path here comes from a user (namespace, pod, claim, volume and
+ * container names, subPaths). Admission validates them (DNS labels and subdomains, no '..'); the
+ * methods here check again where the path is built, so that no name can reach outside its parent.
+ */
 @Singleton
 public class LocalPaths {
   private final Path root;
 
   public LocalPaths(@Value("${ordinal.data-dir:var}") String dataDir) {
-    this.root = Path.of(dataDir).toAbsolutePath().resolve("local");
+    this.root = Path.of(dataDir).toAbsolutePath().normalize().resolve("local");
   }
 
   /** A pod's runtime state and logs; removed when the pod is gone. */
   public Path pod(String namespace, String pod) {
-    return root.resolve("pods").resolve(namespace).resolve(pod);
+    return child(child(root.resolve("pods"), namespace), pod);
   }
 
   /** A PVC's directory: {@code <claim>-<set>-<ordinal>}, kept across pod deletion. */
   public Path volume(String namespace, String claim) {
-    return root.resolve("volumes").resolve(namespace).resolve(claim);
+    return child(child(root.resolve("volumes"), namespace), claim);
   }
 
   public Path hosts(String namespace, String pod) {
-    return root.resolve("hosts").resolve(namespace).resolve(pod);
+    return child(child(root.resolve("hosts"), namespace), pod);
   }
 
   public Path logs(String namespace, String pod) {
     return pod(namespace, pod).resolve("logs");
+  }
+
+  /**
+   * {@code parent/name}, where name must be one path element: not empty, not "." or "..", without
+   * '/' or NUL. Throws IllegalArgumentException otherwise.
+   */
+  static Path child(Path parent, String name) {
+    if (name == null || name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0
+        || name.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException("not a valid name for a path element: \"" + name + "\"");
+    }
+    Path child = parent.resolve(name).normalize();
+    if (!parent.normalize().equals(child.getParent())) {
+      throw new IllegalArgumentException("\"" + name + "\" leaves " + parent);
+    }
+    return child;
+  }
+
+  /**
+   * The directory {@code relative} (a volumeMount's subPath) below {@code base}, created as needed.
+   * The volume belongs to the pod, which may have put symlinks in it: no element may be "..", "."
+   * or a symlink, so the bind mount made from the result stays inside the volume (upstream's
+   * CVE-2017-1002101). A pod swapping a directory for a symlink between this check and the mount
+   * could still win that race; the kubelet closes it with file descriptors, which Java does not offer.
+   */
+  static Path descend(Path base, String relative) throws IOException {
+    if (relative.startsWith("/")) {
+      throw new IllegalArgumentException("subPath \"" + relative + "\" must be a relative path");
+    }
+    Path current = base;
+    for (String part : relative.split("/")) {
+      if (part.isEmpty()) {
+        continue;
+      }
+      current = child(current, part);
+      if (Files.isSymbolicLink(current)) {
+        throw new IllegalArgumentException("subPath \"" + relative + "\": " + current + " is a symbolic link");
+      }
+      if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
+        Files.createDirectory(current);
+      }
+    }
+    Path real = current.toRealPath();
+    if (!real.startsWith(base.toRealPath())) {
+      throw new IllegalArgumentException("subPath \"" + relative + "\" leaves its volume");
+    }
+    return current;
   }
 }

@@ -12,6 +12,7 @@ import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.kube.Labels;
 import io.ordinal.model.PodSnapshot;
+import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.KubeJson;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -22,10 +23,12 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -127,13 +130,23 @@ final class PodSupervisor implements Runnable {
     driver.refreshHostsFiles(row.namespace());
     List<ContainerProcess.Mount> binds = new ArrayList<>();
     Map<String, String> env = new LinkedHashMap<>();
+    Set<String> owned = new HashSet<>();
     for (Container c : allContainers()) {
       for (VolumeMount mount : c.getVolumeMounts() == null ? List.<VolumeMount>of() : c.getVolumeMounts()) {
-        Path source = volumeDir(mount.getName());
-        if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
-          source = source.resolve(mount.getSubPath());
+        Volume volume = volume(mount.getName());
+        Path root = volumeDir(mount.getName(), volume);
+        boolean hostPath = volume != null && volume.getHostPath() != null;
+        Files.createDirectories(root);
+        if (!hostPath && owned.add(mount.getName())) {
+          // The first container that mounts a volume owns it (fsGroup as its group), so a non-root pod can write to it.
+          ContainerUser user = user(c);
+          Long fsGroup = pod.getSpec().getSecurityContext() == null ? null : pod.getSpec().getSecurityContext().getFsGroup();
+          VolumeOwnership.apply(root, user.uid(), fsGroup != null ? fsGroup : user.gid(), fsGroup != null);
         }
-        Files.createDirectories(source);
+        Path source = root;
+        if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
+          source = LocalPaths.descend(root, mount.getSubPath());
+        }
         binds.add(new ContainerProcess.Mount(source, mount.getMountPath()));
         env.put("ORDINAL_MOUNT_" + mount.getName().toUpperCase().replace('-', '_'), source.toString());
       }
@@ -147,16 +160,30 @@ final class PodSupervisor implements Runnable {
     }
   }
 
-  private Path volumeDir(String volumeName) throws IOException {
-    Volume volume = pod.getSpec().getVolumes() == null ? null : pod.getSpec().getVolumes().stream()
+  private Volume volume(String volumeName) {
+    return pod.getSpec().getVolumes() == null ? null : pod.getSpec().getVolumes().stream()
         .filter(v -> v.getName().equals(volumeName)).findFirst().orElse(null);
+  }
+
+  /** Where a volume lives: a PVC's directory, a hostPath as given, else (emptyDir) a directory of the pod's. */
+  private Path volumeDir(String volumeName, Volume volume) {
     if (volume != null && volume.getPersistentVolumeClaim() != null) {
       return driver.paths().volume(row.namespace(), volume.getPersistentVolumeClaim().getClaimName());
     }
     if (volume != null && volume.getHostPath() != null) {
-      return Path.of(volume.getHostPath().getPath());
+      return Path.of(volume.getHostPath().getPath()); // only a privileged namespace admits one (baseline forbids hostPath)
     }
-    return dir.resolve("volumes").resolve(volumeName); // emptyDir and anything else: per pod
+    return LocalPaths.child(dir.resolve("volumes"), volumeName);
+  }
+
+  /** Who {@code spec}'s processes run as. */
+  ContainerUser user(Container spec) {
+    return ContainerUser.of(pod.getSpec(), spec, Labels.annotation(pod.getMetadata(), PodSecurityAdmission.DEFAULT_USER_ANNOTATION));
+  }
+
+  /** The kubelet's pod id in messages: {@code name_namespace(uid)}. */
+  String podId() {
+    return row.name() + "_" + row.namespace() + "(" + row.uid() + ")";
   }
 
   private void restore() throws IOException {
@@ -194,6 +221,13 @@ final class PodSupervisor implements Runnable {
     Duration backoff = ContainerRuntime.INITIAL_BACKOFF;
     for (Container init : pod.getSpec().getInitContainers() == null ? List.<Container>of() : pod.getSpec().getInitContainers()) {
       while (!stopRequested && !detached) {
+        var configError = user(init).configError(podId(), init.getName());
+        if (configError.isPresent()) {
+          event("Warning", "Failed", "Error: " + configError.get());
+          Thread.sleep(backoff.toMillis());
+          backoff = backoff.multipliedBy(2).compareTo(ContainerRuntime.MAX_BACKOFF) > 0 ? ContainerRuntime.MAX_BACKOFF : backoff.multipliedBy(2);
+          continue;
+        }
         ContainerProcess process = launch(init, logFile(init.getName()));
         while (process.alive() && !stopRequested && !detached) {
           Thread.sleep(TICK.toMillis());
@@ -276,7 +310,7 @@ final class PodSupervisor implements Runnable {
       if (preStop != null && preStop.getExec() != null) {
         var probe = new ProbeBuilder().withExec(preStop.getExec())
             .withTimeoutSeconds((int) Math.max(1, Duration.between(Instant.now(), deadline).toSeconds())).build();
-        ProbeRunner.run(probe, podIp, List.of(), env(spec), process.pid());
+        ProbeRunner.run(probe, podIp, List.of(), env(spec), process.pid(), user(spec));
       }
       process.signalGroup("TERM");
       while (process.alive() && Instant.now().isBefore(deadline)) {
@@ -313,7 +347,12 @@ final class PodSupervisor implements Runnable {
       event("Warning", "KilledStrayProcess", "container " + spec.getName() + ": killed processes " + strays
           + " left by an earlier run before starting it again");
     }
-    return ContainerProcess.start(argv, env, workingDir, logFile, mounts, cgroupProcs);
+    ContainerUser user = user(spec);
+    if (user.readOnlyRoot() && !ContainerProcess.mountNamespacesAvailable()) {
+      event("Warning", "ReadOnlyRootNotEnforced", "container " + spec.getName()
+          + ": readOnlyRootFilesystem is not enforced without a mount namespace (the service is not root)");
+    }
+    return ContainerProcess.start(argv, env, workingDir, logFile, mounts, cgroupProcs, user);
   }
 
   /** The container's workingDir, or the pod's own directory when it sets none. */
@@ -329,7 +368,7 @@ final class PodSupervisor implements Runnable {
     for (ContainerRuntime c : containers) {
       ContainerProcess process = c.process();
       if (c.spec.getName().equals(container) && process != null && process.alive()) {
-        return new LocalExec.Target(process.pid(), env(c.spec), workingDir(c.spec).toString());
+        return new LocalExec.Target(process.pid(), env(c.spec), workingDir(c.spec).toString(), user(c.spec));
       }
     }
     throw ExecRefusedException.containerNotFound(container);
@@ -339,7 +378,8 @@ final class PodSupervisor implements Runnable {
   Map<String, String> env(Container spec) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("PATH", PATH);
-    env.put("HOME", "/root".equals(System.getProperty("user.home")) ? "/root" : System.getProperty("user.home"));
+    ContainerUser user = user(spec);
+    env.put("HOME", user.root() || !ContainerProcess.ROOT ? System.getProperty("user.home") : user.home());
     env.put("HOSTNAME", row.name());
     env.put("POD_NAME", row.name());
     env.put("POD_NAMESPACE", row.namespace());
@@ -379,11 +419,11 @@ final class PodSupervisor implements Runnable {
   }
 
   Path logFile(String container) {
-    return dir.resolve("logs").resolve(container + ".log");
+    return LocalPaths.child(dir.resolve("logs"), container + ".log");
   }
 
   Path previousLogFile(String container) {
-    return dir.resolve("logs").resolve(container + ".previous.log");
+    return LocalPaths.child(dir.resolve("logs"), container + ".previous.log");
   }
 
   /** Keeps each log under its cap: the older half moves to {@code .log.1}. */

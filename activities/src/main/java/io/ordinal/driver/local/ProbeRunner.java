@@ -28,12 +28,14 @@ final class ProbeRunner {
   /**
    * @param podIp the default host of httpGet and tcpSocket probes
    * @param containerPid exec probes run in this process's mount namespace (when it has one)
+   * @param user and as the container's user
    */
-  static boolean run(Probe probe, String podIp, List<ContainerPort> ports, Map<String, String> env, long containerPid) {
+  static boolean run(Probe probe, String podIp, List<ContainerPort> ports, Map<String, String> env, long containerPid,
+      ContainerUser user) {
     Duration timeout = Duration.ofSeconds(Math.max(1, probe.getTimeoutSeconds() == null ? 1 : probe.getTimeoutSeconds()));
     try {
       if (probe.getExec() != null) {
-        return exec(probe.getExec().getCommand(), env, containerPid, timeout);
+        return exec(probe.getExec().getCommand(), env, containerPid, timeout, user);
       }
       if (probe.getHttpGet() != null) {
         var get = probe.getHttpGet();
@@ -66,12 +68,13 @@ final class ProbeRunner {
     }
   }
 
-  private static boolean exec(List<String> command, Map<String, String> env, long containerPid, Duration timeout)
-      throws Exception {
+  private static boolean exec(List<String> command, Map<String, String> env, long containerPid, Duration timeout,
+      ContainerUser user) throws Exception {
     List<String> argv = new ArrayList<>();
     if (containerPid > 0 && ContainerProcess.mountNamespacesAvailable() && Files.isExecutable(Path.of("/usr/bin/nsenter"))) {
       argv.addAll(List.of("/usr/bin/nsenter", "--target", Long.toString(containerPid), "--mount", "--"));
     }
+    argv.addAll(user.setpriv()); // as the container's user, like everything that runs in it
     argv.addAll(command);
     ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD);

@@ -40,8 +40,9 @@ public final class ApiResources {
       new Resource("", "v1", "events", "event", "Event", true, READ, List.of("ev"), List.of(), List.of()),
       new Resource("", "v1", "endpoints", "endpoints", "Endpoints", true, List.of("get"), List.of("ep"),
           List.of(), List.of()),
-      // Implicit: a namespace exists for every valid name; listed are those that hold something.
-      new Resource("", "v1", "namespaces", "namespace", "Namespace", false, List.of("get", "list"), List.of("ns"),
+      // Every valid name is a namespace; created or labelled ones are stored with their labels.
+      new Resource("", "v1", "namespaces", "namespace", "Namespace", false,
+          List.of("create", "delete", "get", "list", "patch", "update"), List.of("ns"),
           List.of(), List.of())));
 
   public static final Group APPS = new Group("apps", "v1", List.of(

@@ -19,6 +19,8 @@ import io.ordinal.kube.Drivers;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.StatefulSetFields;
+import io.ordinal.podsecurity.PodSecurity;
+import io.ordinal.store.NamespaceStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -80,6 +82,33 @@ public final class StatefulSetValidation {
   public static List<FieldError> validateNamespace(String namespace) {
     StatefulSetValidation v = new StatefulSetValidation(new Drivers(Set.of(), ""));
     v.dnsLabel("metadata.namespace", namespace);
+    return v.errors;
+  }
+
+  /**
+   * Validates a namespace written through the API: its name, its labels and annotations, and the
+   * values of its Pod Security labels.
+   */
+  public static List<FieldError> validateNamespaceObject(io.fabric8.kubernetes.api.model.Namespace namespace) {
+    StatefulSetValidation v = new StatefulSetValidation(new Drivers(Set.of(), ""));
+    ObjectMeta meta = namespace.getMetadata();
+    if (meta == null || meta.getName() == null || meta.getName().isEmpty()) {
+      v.errors.add(FieldError.required("metadata.name", "name or generateName is required"));
+      return v.errors;
+    }
+    v.dnsLabel("metadata.name", meta.getName());
+    v.labels("metadata.labels", meta.getLabels());
+    if (meta.getAnnotations() != null) {
+      meta.getAnnotations().keySet().forEach(key -> v.qualifiedName("metadata.annotations", key));
+    }
+    String nameLabel = meta.getLabels() == null ? null : meta.getLabels().get(NamespaceStore.NAME_LABEL);
+    if (nameLabel != null && !nameLabel.equals(meta.getName())) {
+      v.errors.add(FieldError.invalid("metadata.labels[" + NamespaceStore.NAME_LABEL + "]", nameLabel,
+          "must be the namespace's name"));
+    }
+    for (PodSecurity.LabelError e : PodSecurity.validateLabels(meta.getLabels())) {
+      v.errors.add(FieldError.invalid(e.field(), e.value(), e.detail()));
+    }
     return v.errors;
   }
 
@@ -332,6 +361,15 @@ public final class StatefulSetValidation {
         errors.add(FieldError.required(path, ""));
       } else {
         dnsLabel(path, name);
+        var hostPath = volumes.get(i).getHostPath();
+        if (hostPath != null) {
+          String hostPathField = "spec.template.spec.volumes[" + i + "].hostPath.path";
+          if (hostPath.getPath() == null || !hostPath.getPath().startsWith("/")) {
+            errors.add(FieldError.invalid(hostPathField, hostPath.getPath(), "must be an absolute path"));
+          } else if (hasBacksteps(hostPath.getPath())) {
+            errors.add(FieldError.invalid(hostPathField, hostPath.getPath(), "must not contain '..'"));
+          }
+        }
         if (!volumeNames.add(name) && !claimNames.contains(name)) {
           errors.add(FieldError.duplicate(path, name));
         }
@@ -395,6 +433,12 @@ public final class StatefulSetValidation {
         } else if (!volumeNames.contains(mount.getName())) {
           errors.add(FieldError.notFound(mountPath + ".name", mount.getName()));
         }
+        if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
+          localDescendingPath(mountPath + ".subPath", mount.getSubPath());
+        }
+        if (mount.getSubPathExpr() != null && !mount.getSubPathExpr().isEmpty()) {
+          errors.add(FieldError.forbidden(mountPath + ".subPathExpr", "not supported by Ordinal; use subPath"));
+        }
         if (mount.getMountPath() == null || mount.getMountPath().isEmpty()) {
           errors.add(FieldError.required(mountPath + ".mountPath", ""));
         } else if (!mountPaths.add(mount.getMountPath())) {
@@ -406,6 +450,26 @@ public final class StatefulSetValidation {
         resources(path + ".resources.requests", c.getResources().getRequests());
       }
     }
+  }
+
+  /** A path below a volume's root, as upstream's validateLocalDescendingPath: relative, no '..' element. */
+  private void localDescendingPath(String path, String value) {
+    if (value.startsWith("/")) {
+      errors.add(FieldError.invalid(path, value, "must be a relative path"));
+    } else if (hasBacksteps(value)) {
+      errors.add(FieldError.invalid(path, value, "must not contain '..'"));
+    } else if (value.indexOf('\0') >= 0) {
+      errors.add(FieldError.invalid(path, value, "must not contain NUL"));
+    }
+  }
+
+  private static boolean hasBacksteps(String value) {
+    for (String part : value.split("/")) {
+      if (part.equals("..")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void resources(String path, Map<String, Quantity> values) {
