@@ -90,15 +90,13 @@ public class CoreApi {
     return KubeCodec.ok(request, namespaces.get(name));
   }
 
-  @Post(value = "/namespaces", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, NamespaceProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Post(value = "/namespaces", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Create a namespace (labels and annotations, such as pod-security.kubernetes.io/enforce)")
   @RequestBody(content = @Content(schema = @Schema(implementation = Namespace.class)))
   @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = Namespace.class)))
   public HttpResponse<String> createNamespace(HttpRequest<?> request, @Body @Nullable byte[] body) {
     // kubectl create namespace sends protobuf, as for every built-in type it has a typed client for.
-    Namespace namespace = KubeCodec.mediaType(request).equals(NamespaceProtobuf.MEDIA_TYPE)
-        ? NamespaceProtobuf.read(body)
-        : KubeCodec.read(request, body == null ? null : new String(body, java.nio.charset.StandardCharsets.UTF_8), Namespace.class);
+    Namespace namespace = KubeProtobuf.read(request, body, Namespace.class);
     return KubeCodec.respond(request, 201, namespaces.create(namespace, WriteOptions.of(request).dryRun()));
   }
 

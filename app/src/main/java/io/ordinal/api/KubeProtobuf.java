@@ -72,7 +72,9 @@ final class KubeProtobuf {
           2, Field.message("nonResourceAttributes", Map.of(1, Field.string("path"), 2, Field.string("verb")))))),
       "SelfSubjectRulesReview", Map.of(1, Field.message("metadata", META),
           2, Field.message("spec", Map.of(1, Field.string("namespace")))),
-      "SelfSubjectReview", Map.of(1, Field.message("metadata", META)));
+      "SelfSubjectReview", Map.of(1, Field.message("metadata", META)),
+      // kubectl create namespace: the name and labels are all a namespace has here
+      "Namespace", Map.of(1, Field.message("metadata", META)));
 
   /**
    * Decodes a protobuf body: the {@code k8s\0} magic, then a runtime.Unknown whose typeMeta names

@@ -54,6 +54,31 @@ class KubeProtobufTest {
   }
 
   @Test
+  void aNamespaceAsKubectlCreateNamespaceSendsItDecodesToItsNameAndLabels() throws IOException {
+    byte[] namespace = message(out -> out.writeByteArray(1, message(meta -> {
+      meta.writeString(1, "team-a");
+      meta.writeByteArray(11, message(entry -> {
+        entry.writeString(1, "pod-security.kubernetes.io/enforce");
+        entry.writeString(2, "restricted");
+      }));
+    })));
+    byte[] unknown = message(out -> {
+      out.writeByteArray(1, message(typeMeta -> {
+        typeMeta.writeString(1, "v1");
+        typeMeta.writeString(2, "Namespace");
+      }));
+      out.writeBytes(2, ByteString.copyFrom(namespace));
+    });
+    byte[] body = new byte[unknown.length + 4];
+    System.arraycopy(new byte[] {'k', '8', 's', 0}, 0, body, 0, 4);
+    System.arraycopy(unknown, 0, body, 4, unknown.length);
+    assertEquals("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team-a\","
+        + "\"labels\":{\"pod-security.kubernetes.io/enforce\":\"restricted\"}}}", KubeProtobuf.decode(body).toString());
+    assertEquals(400, org.junit.jupiter.api.Assertions.assertThrows(ApiException.class,
+        () -> KubeProtobuf.decode(java.util.Arrays.copyOf(body, body.length - 3))).code(), "a truncated body");
+  }
+
+  @Test
   void aBodyWithoutTheMagicNumberIsABadRequest() {
     assertEquals(400, org.junit.jupiter.api.Assertions.assertThrows(ApiException.class,
         () -> KubeProtobuf.decode("{}".getBytes())).code());
