@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -70,6 +71,11 @@ public class AuthenticationFilter implements HttpServerFilter {
     request.setAttribute(USER, user.get());
     RequestAttributes attributes = RequestAttributes.of(request.getMethodName(), request.getPath(),
         request.getParameters().get("watch"), request.getParameters().get("fieldSelector"));
+    if (webSocketUpgradeThatCreates(request, attributes) && authorization.allows(user.get(), attributes)) {
+      // upstream's AuthorizePodWebsocketUpgradeCreatePermission (on by default since 1.31): a GET that
+      // upgrades to exec in a pod needs create too, as the POST does
+      attributes = attributes.withVerb("create");
+    }
     boolean allowed = authorization.allows(user.get(), attributes) || codecFromThisMachine(request);
     AuditContext.of(request).ifPresent(audit -> audit.annotate(AuditContext.DECISION, allowed ? "allow" : "forbid"));
     if (!allowed) {
@@ -81,6 +87,12 @@ public class AuthenticationFilter implements HttpServerFilter {
       return Mono.from(chain.proceed(request)).map(AuthenticationFilter::statusOnly);
     }
     return chain.proceed(request);
+  }
+
+  private static boolean webSocketUpgradeThatCreates(HttpRequest<?> request, RequestAttributes attributes) {
+    return attributes.verb().equals("get") && attributes.resource().equals("pods")
+        && Set.of("exec", "attach", "portforward").contains(attributes.subresource())
+        && "websocket".equalsIgnoreCase(request.getHeaders().get(HttpHeaders.UPGRADE));
   }
 
   /**

@@ -82,6 +82,12 @@ public record RequestAttributes(boolean resourceRequest, String verb, String pat
     return new RequestAttributes(true, verb, path, group, version, namespace, resource, subresource, name);
   }
 
+  /** The same request, asking for {@code otherVerb}. */
+  public RequestAttributes withVerb(String otherVerb) {
+    return new RequestAttributes(resourceRequest, otherVerb, path, apiGroup, apiVersion, namespace, resource, subresource,
+        name);
+  }
+
   /** {@code resource} or {@code resource/subresource}, as rules and messages name it. */
   public String resourcePath() {
     return subresource.isEmpty() ? resource : resource + "/" + subresource;

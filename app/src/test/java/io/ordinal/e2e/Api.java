@@ -138,6 +138,17 @@ final class Api {
     return reply;
   }
 
+  /** Binds {@code user} to {@code clusterRole} in {@code namespace} (a RoleBinding named after both), asserting 201. */
+  Reply bind(String user, String clusterRole, String namespace) {
+    Reply reply = post("/apis/rbac.authorization.k8s.io/v1/namespaces/" + namespace + "/rolebindings", "application/json", """
+        {"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"%s-%s"},
+         "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"%s"},
+         "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"%s"}]}"""
+        .formatted(user, clusterRole, clusterRole, user));
+    assertEquals(201, reply.code(), reply.body());
+    return reply;
+  }
+
   /** Applies a JSON merge patch to a StatefulSet, asserting 200 OK. */
   Reply patchSet(String namespace, String name, String mergePatch) {
     Reply reply = patch(Paths.set(namespace, name), "application/merge-patch+json", mergePatch);

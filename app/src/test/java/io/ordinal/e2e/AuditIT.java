@@ -39,6 +39,7 @@ class AuditIT {
     String token = issued.json().at("/status/token").asText();
     Api alice = api.as(token);
     String user = "alice-" + ns;
+    api.bind(user, "edit", ns);
     String set = Paths.set(ns, "web");
 
     JsonNode tokenEvent = onlyEvent(issued);
@@ -122,6 +123,7 @@ class AuditIT {
     String user = "carol-" + ns;
     Api carol = api.as(api.post("/apis/auth.ordinal.io/v1/tokens", "application/json",
         "{\"spec\":{\"user\":\"" + user + "\"}}").json().at("/status/token").asText());
+    api.bind(user, "edit", ns);
     String set = Paths.set(ns, "web");
     assertEquals(201, carol.post(Paths.sets(ns), "application/json",
         Manifests.json(Manifests.web("web", 3, 0, Map.of("SIM_READY_DELAY_MS", "1500")))).code());

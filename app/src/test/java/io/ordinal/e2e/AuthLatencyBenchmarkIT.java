@@ -50,10 +50,7 @@ class AuthLatencyBenchmarkIT {
     String viewer = "bench-viewer-" + ns;
     String token = api.post("/apis/auth.ordinal.io/v1/tokens", "application/json",
         "{\"spec\":{\"user\":\"" + viewer + "\"}}").json().at("/status/token").asText();
-    assertEquals(201, api.post("/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns + "/rolebindings", "application/json", """
-        {"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"zz-viewer"},
-         "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},
-         "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"%s"}]}""".formatted(viewer)).code());
+    api.bind(viewer, "view", ns);
 
     Map<String, Api> callers = new LinkedHashMap<>();
     callers.put("GET statefulset, admin token (system:masters)", api);

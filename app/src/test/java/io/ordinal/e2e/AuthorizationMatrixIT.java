@@ -157,12 +157,7 @@ class AuthorizationMatrixIT {
     Api.Reply token = api.post("/apis/auth.ordinal.io/v1/tokens", "application/json",
         "{\"spec\":{\"user\":\"" + user + "\",\"description\":\"matrix " + testNamespace + "\"}}");
     assertEquals(201, token.code(), token.body());
-    Api.Reply binding = api.post("/apis/rbac.authorization.k8s.io/v1/namespaces/" + bindingNamespace + "/rolebindings",
-        "application/json", """
-            {"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"%s"},
-             "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"%s"},
-             "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"%s"}]}""".formatted(user, role, user));
-    assertEquals(201, binding.code(), binding.body());
+    api.bind(user, role, bindingNamespace);
     return api.as(token.json().at("/status/token").asText());
   }
 }
