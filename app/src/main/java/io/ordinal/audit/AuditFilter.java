@@ -32,7 +32,8 @@ import reactor.core.publisher.Flux;
 public class AuditFilter implements HttpServerFilter {
   /** Upstream's header (kube-apiserver spells it Audit-Id in responses). */
   public static final String HEADER = "Audit-Id";
-  static final Set<String> MUTATING = Set.of("create", "update", "patch", "delete", "deletecollection");
+  /** Verbs that only read; every other verb may change something (the rollout verbs pause, resume, ... too). */
+  static final Set<String> READING = Set.of("get", "list", "watch");
   /** Long-running subresources that are audited: their event is written once the response (101) has started. */
   static final Set<String> LONG_RUNNING = Set.of("exec", "attach", "portforward");
 
@@ -66,7 +67,7 @@ public class AuditFilter implements HttpServerFilter {
   /** Writes and execs, and refusals of anything. */
   static boolean audited(RequestAttributes attributes, int code) {
     return code == 401 || code == 403 || attributes.resourceRequest()
-        && (MUTATING.contains(attributes.verb()) || LONG_RUNNING.contains(attributes.subresource()));
+        && (!READING.contains(attributes.verb()) || LONG_RUNNING.contains(attributes.subresource()));
   }
 
   static AuditEvent event(HttpRequest<?> request, RequestAttributes attributes, AuditContext audit, int code,

@@ -82,6 +82,8 @@ public final class ServingTls {
   public static Serving ensure(Path dataDir, String bindAddress, Path userCert, Path userKey, String password)
       throws IOException, GeneralSecurityException {
     Path dir = tlsDir(dataDir);
+    // Earlier versions kept a PKCS#12 copy of the serving key here; the store is in memory now.
+    Files.deleteIfExists(dir.resolve("serving.p12"));
     X509Certificate serving;
     PrivateKey servingKey;
     List<X509Certificate> chain = new ArrayList<>();

@@ -30,7 +30,8 @@ import java.util.stream.Collectors;
  */
 final class AuditTrail {
   static final String HEADER = "Audit-Id";
-  static final Set<String> MUTATING = Set.of("create", "update", "patch", "delete", "deletecollection");
+  /** Verbs that only read: any other (create ... deletecollection, the rollout verbs) is a write. */
+  static final Set<String> READING = Set.of("get", "list", "watch");
 
   /** A request {@link Api} sent, with the Audit-Id its response carried (null: none). */
   record Sent(String method, String path, int code, String auditId) {
@@ -40,7 +41,7 @@ final class AuditTrail {
     }
 
     boolean successfulWrite() {
-      return code >= 200 && code < 300 && attributes().resourceRequest() && MUTATING.contains(attributes().verb());
+      return code >= 200 && code < 300 && attributes().resourceRequest() && !READING.contains(attributes().verb());
     }
   }
 
@@ -99,7 +100,7 @@ final class AuditTrail {
 
   static boolean successfulWrite(JsonNode event) {
     int code = event.at("/responseStatus/code").asInt();
-    return code >= 200 && code < 300 && MUTATING.contains(event.path("verb").asText());
+    return code >= 200 && code < 300 && !READING.contains(event.path("verb").asText());
   }
 
   /**
