@@ -35,16 +35,7 @@ class KubeProtobufTest {
       out.writeByteArray(2, subject);
       out.writeByteArray(3, roleRef);
     });
-    byte[] unknown = message(out -> {
-      out.writeByteArray(1, message(typeMeta -> {
-        typeMeta.writeString(1, "rbac.authorization.k8s.io/v1");
-        typeMeta.writeString(2, "RoleBinding");
-      }));
-      out.writeBytes(2, ByteString.copyFrom(binding));
-    });
-    byte[] body = new byte[unknown.length + 4];
-    System.arraycopy(new byte[] {'k', '8', 's', 0}, 0, body, 0, 4);
-    System.arraycopy(unknown, 0, body, 4, unknown.length);
+    byte[] body = envelope("rbac.authorization.k8s.io/v1", "RoleBinding", binding);
 
     ObjectNode json = KubeProtobuf.decode(body);
     assertEquals("{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{\"name\":\"readers\","
@@ -62,16 +53,7 @@ class KubeProtobufTest {
         entry.writeString(2, "restricted");
       }));
     })));
-    byte[] unknown = message(out -> {
-      out.writeByteArray(1, message(typeMeta -> {
-        typeMeta.writeString(1, "v1");
-        typeMeta.writeString(2, "Namespace");
-      }));
-      out.writeBytes(2, ByteString.copyFrom(namespace));
-    });
-    byte[] body = new byte[unknown.length + 4];
-    System.arraycopy(new byte[] {'k', '8', 's', 0}, 0, body, 0, 4);
-    System.arraycopy(unknown, 0, body, 4, unknown.length);
+    byte[] body = envelope("v1", "Namespace", namespace);
     assertEquals("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team-a\","
         + "\"labels\":{\"pod-security.kubernetes.io/enforce\":\"restricted\"}}}", KubeProtobuf.decode(body).toString());
     assertEquals(400, org.junit.jupiter.api.Assertions.assertThrows(ApiException.class,
@@ -82,6 +64,21 @@ class KubeProtobufTest {
   void aBodyWithoutTheMagicNumberIsABadRequest() {
     assertEquals(400, org.junit.jupiter.api.Assertions.assertThrows(ApiException.class,
         () -> KubeProtobuf.decode("{}".getBytes())).code());
+  }
+
+  /** What kubectl sends: the {@code k8s\0} magic, then a runtime.Unknown of the type and the object. */
+  private static byte[] envelope(String apiVersion, String kind, byte[] object) throws IOException {
+    byte[] unknown = message(out -> {
+      out.writeByteArray(1, message(typeMeta -> {
+        typeMeta.writeString(1, apiVersion);
+        typeMeta.writeString(2, kind);
+      }));
+      out.writeBytes(2, ByteString.copyFrom(object));
+    });
+    byte[] body = new byte[unknown.length + 4];
+    System.arraycopy(new byte[] {'k', '8', 's', 0}, 0, body, 0, 4);
+    System.arraycopy(unknown, 0, body, 4, unknown.length);
+    return body;
   }
 
   private interface Writer {

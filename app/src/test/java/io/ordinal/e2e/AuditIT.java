@@ -71,7 +71,7 @@ class AuditIT {
 
     Api.Reply paused = alice.post(set + "/rollout/pause", null, null);
     assertEquals(200, paused.code(), paused.body());
-    JsonNode pause = assertEvent(paused, user, "create", ns, "web", "rollout", 200);
+    JsonNode pause = assertEvent(paused, user, "pause", ns, "web", "rollout", 200);
     assertTrue(pause.path("requestURI").asText().endsWith("/statefulsets/web/rollout/pause"), pause.toString());
     assertTrue(pause.at("/annotations/ordinal.io~1workflow-signal").asText().contains("specChanged"), pause.toString());
 

@@ -18,8 +18,16 @@ import java.nio.file.Path;
 public class LocalPaths {
   private final Path root;
 
-  public LocalPaths(@Value("${ordinal.data-dir:var}") String dataDir) {
+  public LocalPaths(@Value("${ordinal.data-dir:var}") String dataDir) throws IOException {
     this.root = Path.of(dataDir).toAbsolutePath().normalize().resolve("local");
+    if (ContainerProcess.mountNamespacesAvailable()) {
+      // Pods run as other users and see this machine's files: no pod may read another's logs or
+      // volumes by their path. A container reaches its own through bind mounts made as root.
+      for (String dir : new String[] {"pods", "volumes", "hosts"}) {
+        Path path = Files.createDirectories(root.resolve(dir));
+        Files.setPosixFilePermissions(path, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+      }
+    }
   }
 
   /** A pod's runtime state and logs; removed when the pod is gone. */
