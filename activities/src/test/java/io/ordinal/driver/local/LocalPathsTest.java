@@ -18,7 +18,7 @@ class LocalPathsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"..", ".", "", "../../etc", "a/b", "/etc", "a\0b"})
-  void craftedNamesAreRefusedWhereThePathIsBuilt(String name) {
+  void craftedNamesAreRefusedWhereThePathIsBuilt(String name) throws Exception {
     LocalPaths paths = new LocalPaths(data.toString());
     assertThrows(IllegalArgumentException.class, () -> paths.volume("ns", name));
     assertThrows(IllegalArgumentException.class, () -> paths.volume(name, "claim"));
@@ -27,7 +27,7 @@ class LocalPathsTest {
   }
 
   @Test
-  void namesStayBelowTheDataDir() {
+  void namesStayBelowTheDataDir() throws Exception {
     LocalPaths paths = new LocalPaths(data.toString());
     assertEquals(data.resolve("local/volumes/ns/data-web-0"), paths.volume("ns", "data-web-0"));
     assertEquals(data.resolve("local/pods/ns/web-0/logs"), paths.logs("ns", "web-0"));
