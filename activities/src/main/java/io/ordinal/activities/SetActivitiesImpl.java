@@ -71,7 +71,7 @@ public class SetActivitiesImpl implements SetActivities {
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus previous = set.getStatus();
     SetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
-        rolling, previous.getCurrentRevision(), update.get().name(), update.get().collisionCount(), observed,
+        rolling, spec.getReplicas(), previous.getCurrentRevision(), update.get().name(), update.get().collisionCount(), observed,
         Instant.now().toEpochMilli());
     var rollingUpdate = rolling ? spec.getUpdateStrategy().getRollingUpdate() : null;
     int partition = rollingUpdate != null ? rollingUpdate.getPartition() : 0;

@@ -13,6 +13,10 @@ public final class StatusCalculator {
   private StatusCalculator() {}
 
   /**
+   * @param specReplicas the replicas the spec asks for: a rolling update is complete only when that
+   *     many pods exist, all updated and ready (upstream compares with spec.replicas, not with the
+   *     pods that happen to exist: a pod deleted below the partition must not promote the revision,
+   *     or it would come back at the new one)
    * @param previousCurrentRevision the currentRevision recorded so far, null for a new set
    * @param pods every pod of the set, condemned ones included
    */
@@ -20,6 +24,7 @@ public final class StatusCalculator {
       long observedGeneration,
       int minReadySeconds,
       boolean rollingUpdate,
+      int specReplicas,
       String previousCurrentRevision,
       String updateRevision,
       int collisionCount,
@@ -44,7 +49,7 @@ public final class StatusCalculator {
         }
       }
     }
-    if (rollingUpdate && updated == replicas && ready == replicas) {
+    if (rollingUpdate && updated == specReplicas && ready == specReplicas && replicas == specReplicas) {
       current = updated;
       currentRevision = updateRevision;
     }

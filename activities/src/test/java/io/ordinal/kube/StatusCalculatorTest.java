@@ -13,7 +13,7 @@ class StatusCalculatorTest {
 
   @Test
   void countsFollowUpstream() {
-    var status = StatusCalculator.compute(4, 10, true, "a", "b", 0, List.of(
+    var status = StatusCalculator.compute(4, 10, true, 4, "a", "b", 0, List.of(
         pod(0, "a", true, 0, false),
         pod(1, "a", true, 95_000, false),
         pod(2, "b", false, 0, false),
@@ -30,13 +30,32 @@ class StatusCalculatorTest {
   @Test
   void currentRevisionAdvancesOnlyWhenEveryPodIsUpdatedAndReady() {
     var pods = List.of(pod(0, "b", true, 0, false), pod(1, "b", true, 0, false));
-    assertEquals("b", StatusCalculator.compute(1, 0, true, "a", "b", 0, pods, 1).currentRevision());
+    assertEquals("b", StatusCalculator.compute(1, 0, true, 2, "a", "b", 0, pods, 1).currentRevision());
     var notReady = List.of(pod(0, "b", true, 0, false), pod(1, "b", false, 0, false));
-    assertEquals("a", StatusCalculator.compute(1, 0, true, "a", "b", 0, notReady, 1).currentRevision());
+    assertEquals("a", StatusCalculator.compute(1, 0, true, 2, "a", "b", 0, notReady, 1).currentRevision());
+  }
+
+  /**
+   * Issue #10's breach: partition 1, web-1 and web-2 updated, web-0 (below the partition) deleted.
+   * The two pods left are all updated and ready, but the spec asks for three: the revision stays, so
+   * web-0 comes back at the old one.
+   */
+  @Test
+  void aRolloutIsCompleteOnlyWhenEveryOrdinalOfTheSpecExistsUpdatedAndReady() {
+    var withoutWeb0 = List.of(pod(1, "b", true, 0, false), pod(2, "b", true, 0, false));
+    assertEquals("a", StatusCalculator.compute(1, 0, true, 3, "a", "b", 0, withoutWeb0, 1).currentRevision());
+    var web0Terminating = List.of(pod(0, "a", true, 0, true), pod(1, "b", true, 0, false), pod(2, "b", true, 0, false));
+    assertEquals("a", StatusCalculator.compute(1, 0, true, 3, "a", "b", 0, web0Terminating, 1).currentRevision());
+    var scaledDownWhileCondemnedTerminates = List.of(pod(0, "b", true, 0, false), pod(1, "b", true, 0, false),
+        pod(2, "b", true, 0, true));
+    assertEquals("a", StatusCalculator.compute(1, 0, true, 2, "a", "b", 0, scaledDownWhileCondemnedTerminates, 1)
+        .currentRevision(), "not until the condemned pod is gone");
+    assertEquals("b", StatusCalculator.compute(1, 0, true, 0, "a", "b", 0, List.of(), 1).currentRevision(),
+        "scaled to zero: nothing left to update");
   }
 
   @Test
   void aNewSetStartsWithCurrentEqualToUpdate() {
-    assertEquals("b", StatusCalculator.compute(1, 0, false, null, "b", 0, List.of(), 1).currentRevision());
+    assertEquals("b", StatusCalculator.compute(1, 0, false, 0, null, "b", 0, List.of(), 1).currentRevision());
   }
 }

@@ -33,6 +33,31 @@ class RolloutIT {
     assertEquals("statefulset rolling update complete 3 pods at revision " + after + "...", rollout.get("message").asText());
   }
 
+  /**
+   * Issue #10's breach: with partition 1, web-1 and web-2 updated, web-0 deleted while it terminates
+   * slowly. Without web-0 the two pods left are all updated and ready, but the spec asks for three:
+   * the rollout is not complete, and web-0 comes back at the old revision (it is below the partition).
+   */
+  @Test
+  void aPodDeletedBelowThePartitionComesBackAtTheOldRevision(@Namespace String ns) {
+    api.createSet(ns, Manifests.web("web", 3, 0, Map.of("SIM_TERMINATION_DELAY_MS", "3000")));
+    String before = api.awaitConverged(ns, "web", 3, TIMEOUT).at("/status/currentRevision").asText();
+    api.patchSet(ns, "web", "{\"spec\":{\"updateStrategy\":{\"type\":\"RollingUpdate\",\"rollingUpdate\":{\"partition\":1}}}}");
+    api.setImage(ns, "web", "k8s.gcr.io/nginx-slim:0.9");
+    String after = api.await(Paths.set(ns, "web") + "/status", TIMEOUT, reply -> reply.json().at("/status/updatedReplicas").asInt() == 2
+        && reply.json().at("/status/readyReplicas").asInt() == 3).at("/status/updateRevision").asText();
+    String web0 = api.get(Paths.pod(ns, "web-0")).json().at("/metadata/uid").asText();
+
+    assertEquals(200, api.delete(Paths.pod(ns, "web-0")).code());
+    JsonNode back = api.await(Paths.pod(ns, "web-0"), TIMEOUT, reply -> reply.code() == 200
+        && !reply.json().at("/metadata/uid").asText().equals(web0) && reply.json().at("/status/containerStatuses/0/ready").asBoolean());
+    assertEquals(before, back.at("/metadata/labels/controller-revision-hash").asText(), "below the partition: the old revision");
+    JsonNode status = api.get(Paths.set(ns, "web") + "/status").json().path("status");
+    assertEquals(before, status.path("currentRevision").asText(), "the rollout is not complete: " + status);
+    assertEquals(after, status.path("updateRevision").asText());
+    assertEquals(2, status.path("updatedReplicas").asInt(), status.toString());
+  }
+
   @Test
   void revertingToAnEarlierTemplateReusesItsRevisionAndHistoryIsPruned(@Namespace String ns) {
     api.createSet(ns, Manifests.web("web", 2, 0, Map.of()));
