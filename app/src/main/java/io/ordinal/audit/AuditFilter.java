@@ -54,8 +54,7 @@ public class AuditFilter implements HttpServerFilter {
     request.setAttribute(AuditContext.ATTRIBUTE, audit);
     return Flux.from(chain.proceed(request)).map(response -> {
       response.header(HEADER, audit.auditId());
-      RequestAttributes attributes = RequestAttributes.of(request.getMethodName(), request.getPath(),
-          request.getParameters().get("watch"), request.getParameters().get("fieldSelector"));
+      RequestAttributes attributes = RequestAttributes.of(request);
       int code = response.code();
       if (audited(attributes, code)) {
         auditLog.write(event(request, attributes, audit, code, failure(code, response.getBody().orElse(null)), Instant.now()));

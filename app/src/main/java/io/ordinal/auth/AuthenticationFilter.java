@@ -69,8 +69,7 @@ public class AuthenticationFilter implements HttpServerFilter {
           .withMessage("Unauthorized").build()));
     }
     request.setAttribute(USER, user.get());
-    RequestAttributes attributes = RequestAttributes.of(request.getMethodName(), request.getPath(),
-        request.getParameters().get("watch"), request.getParameters().get("fieldSelector"));
+    RequestAttributes attributes = RequestAttributes.of(request);
     if (webSocketUpgradeThatCreates(request, attributes) && authorization.allows(user.get(), attributes)) {
       // upstream's AuthorizePodWebsocketUpgradeCreatePermission (on by default since 1.31): a GET that
       // upgrades to exec in a pod needs create too, as the POST does

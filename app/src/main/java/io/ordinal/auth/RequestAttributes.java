@@ -1,5 +1,6 @@
 package io.ordinal.auth;
 
+import io.micronaut.http.HttpRequest;
 import java.util.List;
 import java.util.Set;
 
@@ -20,6 +21,21 @@ public record RequestAttributes(boolean resourceRequest, String verb, String pat
   private static final Set<String> LIST_VERBS_FALSE = Set.of("false", "0");
   /** {@code POST .../statefulsets/{name}/rollout/{action}}: the action is the verb. */
   private static final Set<String> ROLLOUT_ACTIONS = Set.of("pause", "resume", "restart", "undo");
+
+  private static final String ATTRIBUTE = "ordinal.requestAttributes";
+
+  /**
+   * The attributes of {@code request}, parsed once and kept with it: the audit and authentication
+   * filters both need them.
+   */
+  public static RequestAttributes of(HttpRequest<?> request) {
+    return request.getAttribute(ATTRIBUTE, RequestAttributes.class).orElseGet(() -> {
+      RequestAttributes parsed = of(request.getMethodName(), request.getPath(), request.getParameters().get("watch"),
+          request.getParameters().get("fieldSelector"));
+      request.setAttribute(ATTRIBUTE, parsed);
+      return parsed;
+    });
+  }
 
   /** The attributes of {@code method} on {@code path}; {@code watch} and {@code fieldSelector} from the query. */
   public static RequestAttributes of(String method, String path, String watch, String fieldSelector) {

@@ -18,7 +18,6 @@ import com.nimbusds.jwt.SignedJWT;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.ordinal.runtime.ServingTls;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
@@ -31,7 +30,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
@@ -245,12 +243,8 @@ class TransportSecurityIT {
   }
 
   private static javax.net.ssl.TrustManager[] trust(Path ca) throws IOException, GeneralSecurityException {
-    KeyStore trusted = KeyStore.getInstance("PKCS12");
-    trusted.load(null, null);
-    trusted.setCertificateEntry("ca", CertificateFactory.getInstance("X.509")
-        .generateCertificate(new ByteArrayInputStream(Files.readAllBytes(ca))));
     TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    factory.init(trusted);
+    factory.init(ServingTls.trustStore(ca));
     return factory.getTrustManagers();
   }
 
