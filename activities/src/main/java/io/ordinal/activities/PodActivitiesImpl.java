@@ -26,4 +26,14 @@ public class PodActivitiesImpl implements PodActivities {
   public void deletePod(PodDeletion request) {
     lifecycle.deletePod(request.set(), request.podName(), request.reason());
   }
+
+  @Override
+  public void updateClaimOwners(ClaimOwners request) {
+    lifecycle.updateClaimOwners(request.set(), request.ordinal(), request.podName());
+  }
+
+  @Override
+  public void deleteClaim(ClaimDeletion request) {
+    lifecycle.deleteClaim(request.set(), request.claimName(), request.reason());
+  }
 }

@@ -1,9 +1,12 @@
 package io.ordinal.activities;
 
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.kube.ClaimOwners;
 import io.ordinal.kube.MaxUnavailable;
 import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.RolloutControls;
@@ -17,7 +20,10 @@ import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
+import io.ordinal.pods.PodLifecycle;
 import io.ordinal.store.PodStore;
+import io.ordinal.store.PvcRow;
+import io.ordinal.store.Repositories;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.StoreException;
@@ -27,9 +33,12 @@ import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 @Singleton
 public class SetActivitiesImpl implements SetActivities {
@@ -39,9 +48,26 @@ public class SetActivitiesImpl implements SetActivities {
   private final PodStore pods;
   private final EventRecorder events;
   private final DriverRegistry drivers;
+  private final Repositories.Pvcs pvcs;
+  private final PodLifecycle lifecycle;
+
+  /** Removes the set's ownerReferences from its claims, as the garbage collector does for an orphaning delete. */
+  private void releaseClaims(StatefulSet set, List<PvcRow> claims) {
+    for (PvcRow row : claims) {
+      PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+      List<OwnerReference> refs = claim.getMetadata().getOwnerReferences();
+      if (refs != null && ClaimOwners.ownedBySet(refs, set)) {
+        List<OwnerReference> kept = refs.stream().filter(ref -> !set.getMetadata().getUid().equals(ref.getUid())).toList();
+        claim.getMetadata().setOwnerReferences(kept.isEmpty() ? null : kept);
+        pvcs.updateObject(row.id(), row.uid(), KubeJson.write(claim));
+      }
+    }
+  }
 
   public SetActivitiesImpl(StatefulSetStore sets, RevisionStore revisions, PodStore pods, EventRecorder events,
-      DriverRegistry drivers) {
+      DriverRegistry drivers, Repositories.Pvcs pvcs, PodLifecycle lifecycle) {
+    this.pvcs = pvcs;
+    this.lifecycle = lifecycle;
     this.sets = sets;
     this.revisions = revisions;
     this.pods = pods;
@@ -67,7 +93,10 @@ public class SetActivitiesImpl implements SetActivities {
     if (set.getMetadata().getDeletionTimestamp() == null) {
       pods.adoptOrphans(rows, PodFactory.ownerReference(set));
     }
-    List<PodSnapshot> observed = rows.stream().map(PodStore::snapshot).toList();
+    List<PvcRow> claims = pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name());
+    Set<Integer> staleOrdinals = staleClaimOwners(set, rows, claims);
+    List<PodSnapshot> observed = rows.stream()
+        .map(row -> PodStore.snapshot(row, staleOrdinals.contains(row.ordinal()))).toList();
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus previous = set.getStatus();
     SetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
@@ -81,7 +110,8 @@ public class SetActivitiesImpl implements SetActivities {
         set.getMetadata().getGeneration(), spec.getReplicas(),
         StatefulSetFields.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
         rolling, partition, maxUnavailable, status.currentRevision(), update.get().name(), observed,
-        RolloutControls.of(set, update.get().rolledBack()));
+        RolloutControls.of(set, update.get().rolledBack()), StatefulSetFields.ordinalStart(set),
+        claimsToDelete(claims));
     boolean statusChanged = !KubeJson.write(StatusCalculator.toObject(status, previous.getConditions()))
         .equals(KubeJson.write(previous));
     boolean historyOverLimit = !RevisionStore.prunable(history, spec.getRevisionHistoryLimit(),
@@ -89,6 +119,47 @@ public class SetActivitiesImpl implements SetActivities {
     boolean newGeneration = previous.getObservedGeneration() == null
         || previous.getObservedGeneration() != status.observedGeneration();
     return new Observation(snapshot, status, false, statusChanged, historyOverLimit, newGeneration);
+  }
+
+  /**
+   * The ordinals whose pods' claims do not carry the owners the retention policy asks for. Claims
+   * without owners under Retain/Retain (the default) are up to date unread.
+   */
+  private static Set<Integer> staleClaimOwners(StatefulSet set, List<PodRow> rows, List<PvcRow> claims) {
+    var policy = set.getSpec().getPersistentVolumeClaimRetentionPolicy();
+    boolean retainAll = policy == null || (!StatefulSetFields.DELETE.equals(policy.getWhenDeleted())
+        && !StatefulSetFields.DELETE.equals(policy.getWhenScaled()));
+    Map<Integer, PodRow> live = new HashMap<>();
+    rows.stream().filter(row -> !row.terminating()).forEach(row -> live.put(row.ordinal(), row));
+    Set<Integer> stale = new HashSet<>();
+    for (PvcRow claim : claims) {
+      PodRow pod = live.get(claim.ordinal());
+      if (pod == null || claim.terminating() || (retainAll && !claim.object().contains("\"ownerReferences\""))) {
+        continue;
+      }
+      var refs = KubeJson.read(claim.object(), PersistentVolumeClaim.class).getMetadata().getOwnerReferences();
+      if (!ClaimOwners.upToDate(refs, set, ClaimOwners.podOwner(pod.name(), pod.uid()),
+          StatefulSetFields.inOrdinalRange(set, claim.ordinal()))) {
+        stale.add(claim.ordinal());
+      }
+    }
+    return stale;
+  }
+
+  /**
+   * Claims that must go now: deleted by a user, or owned by a pod (whenScaled: Delete), and used by no
+   * pod any more. The pods are read again: a set deleted with its pods orphaned observes none.
+   */
+  private List<String> claimsToDelete(List<PvcRow> claims) {
+    List<String> due = new ArrayList<>();
+    for (PvcRow claim : claims) {
+      boolean podOwned = claim.object().contains("\"ownerReferences\"") && !ClaimOwners.podOwnerUids(
+          KubeJson.read(claim.object(), PersistentVolumeClaim.class).getMetadata().getOwnerReferences()).isEmpty();
+      if ((claim.terminating() || podOwned) && !lifecycle.inUse(claim)) {
+        due.add(claim.name());
+      }
+    }
+    return due;
   }
 
   @Override
@@ -195,13 +266,23 @@ public class SetActivitiesImpl implements SetActivities {
     if (found.isEmpty() || found.get().getMetadata().getDeletionTimestamp() == null) {
       return;
     }
-    if (StatefulSetStore.orphansPods(found.get())) {
+    StatefulSet set = found.get();
+    List<PvcRow> claims = pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name());
+    if (StatefulSetStore.orphansPods(set)) {
       pods.release(key.namespace(), key.name());
+      releaseClaims(set, claims); // orphaned dependents keep nothing that would take them with the set
       sets.remove(key.namespace(), key.name()); // the pods keep their addresses
       return;
     }
     if (!pods.ofSet(key.namespace(), key.name()).isEmpty()) {
       throw ApplicationFailure.newFailure("StatefulSet " + key + " still has pods", "PodsRemain");
+    }
+    // whenDeleted: Delete: the claims the set owns go with it, before it (a retry finishes them).
+    for (PvcRow claim : claims) {
+      if (ClaimOwners.ownedBySet(KubeJson.read(claim.object(), PersistentVolumeClaim.class)
+          .getMetadata().getOwnerReferences(), set)) {
+        lifecycle.deleteClaim(key, claim.name(), "StatefulSet deleted, persistentVolumeClaimRetentionPolicy.whenDeleted is Delete");
+      }
     }
     sets.remove(key.namespace(), key.name());
     drivers.setRemoved(key.namespace(), key.name());

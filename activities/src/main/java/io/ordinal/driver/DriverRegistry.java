@@ -46,6 +46,13 @@ public class DriverRegistry {
     drivers.values().forEach(driver -> driver.setRemoved(namespace, setName));
   }
 
+  /** Removes a deleted claim's volume wherever a driver keeps it (a claim does not record its driver). */
+  public void deleteVolume(String namespace, String claimName) throws java.io.IOException {
+    for (PodDriver driver : drivers.values()) {
+      driver.deleteVolume(namespace, claimName);
+    }
+  }
+
   public void recoverAll() {
     drivers.values().forEach(PodDriver::recover);
   }

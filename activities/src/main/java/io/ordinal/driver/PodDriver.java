@@ -42,6 +42,12 @@ public interface PodDriver {
     throw new ExecRefusedException("exec is not supported for pods of the " + name() + " driver");
   }
 
+  /**
+   * A claim is deleted and no pod uses it: removes its volume and the data in it. Idempotent; a
+   * driver that keeps no volumes has nothing to do.
+   */
+  default void deleteVolume(String namespace, String claimName) throws IOException {}
+
   /** A set is gone (its pods are): releases what the driver kept for it, such as the local driver's addresses. */
   default void setRemoved(String namespace, String setName) {}
 }

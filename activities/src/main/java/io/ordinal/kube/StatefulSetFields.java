@@ -13,6 +13,19 @@ public final class StatefulSetFields {
 
   private StatefulSetFields() {}
 
+  /** {@code spec.ordinals.start}, 0 when unset. */
+  public static int ordinalStart(io.fabric8.kubernetes.api.model.apps.StatefulSet set) {
+    var ordinals = set.getSpec().getOrdinals();
+    return ordinals == null || ordinals.getStart() == null ? 0 : ordinals.getStart();
+  }
+
+  /** Upstream {@code podInOrdinalRange}: ordinal is in [start, start + replicas). */
+  public static boolean inOrdinalRange(io.fabric8.kubernetes.api.model.apps.StatefulSet set, int ordinal) {
+    int start = ordinalStart(set);
+    int replicas = set.getSpec().getReplicas() == null ? 1 : set.getSpec().getReplicas();
+    return ordinal >= start && ordinal < start + replicas;
+  }
+
   /** An optional list field of the fabric8 model, empty when unset. */
   public static <T> List<T> nullSafe(List<T> list) {
     return list == null ? List.of() : list;

@@ -1,5 +1,6 @@
 package io.ordinal.pods;
 
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -7,8 +8,10 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.kube.ClaimOwners;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.PodFactory;
+import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
 import io.ordinal.podsecurity.PodSecurity;
@@ -23,9 +26,12 @@ import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -37,6 +43,8 @@ import java.util.UUID;
  */
 @Singleton
 public class PodLifecycle {
+  /** Upstream's finalizer on every claim: it stays while a pod uses it. */
+  public static final String PVC_PROTECTION = "kubernetes.io/pvc-protection";
   private final StatefulSetStore sets;
   private final RevisionStore revisions;
   private final PodStore pods;
@@ -92,16 +100,107 @@ public class PodLifecycle {
       if (pvcs.existsById(id)) {
         continue;
       }
+      // As upstream's createPersistentVolumeClaims: owners by the retention policy, and the
+      // protection finalizer its admission plugin adds.
+      claim.getMetadata().setOwnerReferences(ClaimOwners.desired(List.of(), set, null, true));
+      claim.getMetadata().setFinalizers(List.of(PVC_PROTECTION));
       String uid = UUID.randomUUID().toString();
       tx.executeWrite(status -> {
         pvcs.save(new PvcRow(id, namespace, claim.getMetadata().getName(), setName, ordinal, uid, KubeJson.write(claim),
-            Instant.now(), Repositories.VERSION_ASSIGNED_BY_DATABASE));
+            Instant.now(), Repositories.VERSION_ASSIGNED_BY_DATABASE, null));
         events.record(namespace, "StatefulSet", setName, set.getMetadata().getUid(), EventRecorder.NORMAL,
             "SuccessfulCreate", "create Claim " + claim.getMetadata().getName() + " Pod " + SetKey.podName(setName, ordinal)
                 + " in StatefulSet " + setName + " success");
         return null;
       });
     }
+  }
+
+  /**
+   * Makes the ownerReferences of the claims of pod {@code ordinal} what the set's retention policy
+   * asks for now (upstream's {@code UpdatePodClaimForRetentionPolicy}); a claim another controller
+   * owns keeps that owner, with a ConflictingController event.
+   */
+  public void updateClaimOwners(SetKey key, int ordinal, String podName) {
+    Optional<StatefulSet> found = liveSet(key);
+    Optional<PodRow> pod = pods.find(key.namespace(), podName).filter(row -> row.ordinal() == ordinal);
+    if (found.isEmpty() || pod.isEmpty()) {
+      return;
+    }
+    StatefulSet set = found.get();
+    ClaimOwners.Owner owner = ClaimOwners.podOwner(podName, pod.get().uid());
+    boolean inRange = StatefulSetFields.inOrdinalRange(set, ordinal);
+    for (PvcRow row : pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name())) {
+      if (row.ordinal() != ordinal || row.terminating()) {
+        continue;
+      }
+      PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+      List<OwnerReference> current = claim.getMetadata().getOwnerReferences();
+      List<OwnerReference> desired = ClaimOwners.desired(current, set, owner, inRange);
+      if (desired != current) {
+        claim.getMetadata().setOwnerReferences(desired.isEmpty() ? null : desired);
+        pvcs.updateObject(row.id(), row.uid(), KubeJson.write(claim));
+      }
+      if (ClaimOwners.ownedByAnotherController(current, set, owner)) {
+        events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.WARNING,
+            "ConflictingController", "PersistentVolumeClaim " + row.name()
+                + " is owned by another controller; its retention policy is not applied");
+      }
+    }
+  }
+
+  /**
+   * Deletes a claim and its volume, unless a pod uses it (then it stays, as upstream's
+   * pvc-protection keeps it) or it is gone. The volume goes first: a crash in between leaves the
+   * claim, and the retried step finishes; never a new claim over old data.
+   */
+  public void deleteClaim(SetKey key, String claimName, String reason) {
+    Optional<PvcRow> found = pvcs.findById(StatefulSetStore.id(key.namespace(), claimName));
+    if (found.isEmpty() || inUse(found.get())) {
+      return;
+    }
+    PvcRow row = found.get();
+    try {
+      drivers.deleteVolume(row.namespace(), row.name());
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not remove the volume of claim " + row.id(), e);
+    }
+    tx.executeWrite(status -> {
+      if (pvcs.deleteByIdAndUid(row.id(), row.uid()) > 0) {
+        String setUid = sets.get(key.namespace(), key.name()).map(s -> s.getMetadata().getUid()).orElse(null);
+        events.record(key.namespace(), "StatefulSet", key.name(), setUid, EventRecorder.NORMAL, "SuccessfulDelete",
+            "delete Claim " + row.name() + " in StatefulSet " + key.name() + " successful (" + reason + ")");
+      }
+      return null;
+    });
+  }
+
+  /**
+   * A user's DELETE of a claim: marks it deleted, and deletes it at once unless a pod uses it; then
+   * it goes when that pod does (the set's controller deletes it). Empty when there is no such claim.
+   */
+  public Optional<PersistentVolumeClaim> deleteClaimByUser(String namespace, String claimName) {
+    Optional<PvcRow> found = pvcs.findById(StatefulSetStore.id(namespace, claimName));
+    if (found.isEmpty()) {
+      return Optional.empty();
+    }
+    PvcRow row = found.get();
+    Instant now = Instant.now();
+    if (!row.terminating()) {
+      PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+      claim.getMetadata().setDeletionTimestamp(KubeJson.timestamp(now));
+      pvcs.markDeleting(row.id(), row.uid(), now, KubeJson.write(claim));
+    }
+    PvcRow marked = pvcs.findById(row.id()).orElse(row);
+    PersistentVolumeClaim answer = PodStore.toObject(marked);
+    deleteClaim(new SetKey(namespace, row.setName()), claimName, "deleted by a user");
+    return Optional.of(answer);
+  }
+
+  /** Upstream's pvc-protection rule: a claim is in use while a pod that mounts it exists, even terminating. */
+  public boolean inUse(PvcRow claim) {
+    return pods.find(claim.namespace(), SetKey.podName(claim.setName(), claim.ordinal()))
+        .filter(pod -> pod.setName().equals(claim.setName()) && pod.ordinal() == claim.ordinal()).isPresent();
   }
 
   /** Stores the pod in phase Pending unless a pod of that name exists (alive or terminating). */

@@ -89,6 +89,10 @@ public class PodStore {
     return (namespace == null ? pods.listOrderById() : inNamespace(namespace)).stream().map(PodStore::toObject).toList();
   }
 
+  public Optional<PvcRow> claimRow(String namespace, String name) {
+    return pvcs.findById(StatefulSetStore.id(namespace, name));
+  }
+
   public Optional<PersistentVolumeClaim> findClaim(String namespace, String name) {
     return pvcs.findById(StatefulSetStore.id(namespace, name)).map(PodStore::toObject);
   }
@@ -100,8 +104,13 @@ public class PodStore {
   }
 
   public static PodSnapshot snapshot(PodRow row) {
+    return snapshot(row, false);
+  }
+
+  /** @param claimsStale its claims' ownerReferences must be brought in line with the retention policy */
+  public static PodSnapshot snapshot(PodRow row, boolean claimsStale) {
     return new PodSnapshot(row.ordinal(), row.name(), row.revision(), row.phase(), row.ready(),
-        row.readySince() == null ? 0 : row.readySince().toEpochMilli(), row.terminating());
+        row.readySince() == null ? 0 : row.readySince().toEpochMilli(), row.terminating(), claimsStale);
   }
 
   /** The API object: stored metadata and spec, status from the columns the driver maintains. */
@@ -171,6 +180,7 @@ public class PodStore {
     claim.getMetadata().setUid(row.uid());
     claim.getMetadata().setResourceVersion(Long.toString(row.resourceVersion()));
     claim.getMetadata().setCreationTimestamp(KubeJson.timestamp(row.createdAt()));
+    claim.getMetadata().setDeletionTimestamp(KubeJson.timestamp(row.deletionTimestamp()));
     return claim;
   }
 

@@ -1,5 +1,6 @@
 package io.ordinal.store;
 
+import io.micronaut.core.annotation.Nullable;
 import io.micronaut.data.annotation.Id;
 import io.micronaut.data.annotation.MappedEntity;
 import java.time.Instant;
@@ -14,4 +15,10 @@ public record PvcRow(
     String uid,
     String object,
     Instant createdAt,
-    long resourceVersion) {}
+    long resourceVersion,
+    @Nullable Instant deletionTimestamp) {
+
+  public boolean terminating() {
+    return deletionTimestamp != null;
+  }
+}

@@ -148,7 +148,20 @@ public final class Repositories {
   public interface Pvcs extends CrudRepository<PvcRow, String> {
     List<PvcRow> findByNamespaceOrderByName(String namespace);
 
+    List<PvcRow> findByNamespaceAndSetNameOrderByName(String namespace, String setName);
+
     List<PvcRow> listOrderById();
+
+    /** Writes the object of that incarnation ({@code uid}) of the claim; 0 when it is gone. */
+    @Query("UPDATE persistent_volume_claims SET object = :object WHERE id = :id AND uid = :uid")
+    long updateObject(String id, String uid, String object);
+
+    @Query("UPDATE persistent_volume_claims SET deletion_timestamp = :at, object = :object"
+        + " WHERE id = :id AND uid = :uid AND deletion_timestamp IS NULL")
+    long markDeleting(String id, String uid, Instant at, String object);
+
+    @Query("DELETE FROM persistent_volume_claims WHERE id = :id AND uid = :uid")
+    long deleteByIdAndUid(String id, String uid);
   }
 
   @JdbcRepository(dialect = Dialect.POSTGRES)

@@ -239,6 +239,21 @@ public class CoreApi {
         .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name)));
   }
 
+  @Delete(value = NS + "/persistentvolumeclaims/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Delete a PVC and its data: at once, or, while a pod uses it, when that pod is gone "
+      + "(kubernetes.io/pvc-protection); a pod recreated without it gets a new one from its set's template")
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaim.class)))
+  public HttpResponse<String> deleteClaim(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    PersistentVolumeClaim claim = pods.findClaim(namespace, name)
+        .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name));
+    Deletion deletion = Deletion.of(request, body);
+    deletion.check(claim, "persistentvolumeclaims");
+    if (deletion.dryRun()) {
+      return KubeCodec.ok(request, claim);
+    }
+    return KubeCodec.ok(request, podService.deleteClaim(namespace, name));
+  }
+
   @Get(value = NS + "/events", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "List or watch events (fieldSelector on involvedObject.*, reason, type, ...)")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = EventList.class)))

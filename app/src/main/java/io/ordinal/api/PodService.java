@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.EndpointPort;
 import io.fabric8.kubernetes.api.model.EndpointSubsetBuilder;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.log.LogReader;
@@ -61,6 +62,18 @@ public class PodService {
     lifecycle.deletePod(new SetKey(namespace, row.setName()), name, "deleted through the API");
     signals.podChanged(namespace, row.setName(), name);
     return PodStore.toObject(pods.find(namespace, name).orElse(row));
+  }
+
+  /**
+   * Deletes a claim: at once when no pod uses it, else when its pod is gone (upstream's
+   * pvc-protection); its volume and data go with it. The set's controller is told, so that a pod
+   * waiting for the claim gets a new one from the template. Returns the claim as it is now.
+   */
+  public PersistentVolumeClaim deleteClaim(String namespace, String name) {
+    PersistentVolumeClaim claim = lifecycle.deleteClaimByUser(namespace, name)
+        .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name));
+    pods.claimRow(namespace, name).ifPresent(row -> signals.podChanged(namespace, row.setName(), name));
+    return claim;
   }
 
   /** A container's log: the text, or a stream that follows it while the pod lives. */

@@ -4,6 +4,8 @@ package io.ordinal.model;
  * What the planner needs to know about one pod of a set, as observed at one instant.
  *
  * @param readySinceMillis when the pod last became Ready (epoch millis), 0 when it is not Ready
+ * @param claimsStale the ownerReferences of the pod's claims do not yet say what the set's
+ *     persistentVolumeClaimRetentionPolicy asks for (upstream's {@code isClaimOwnerUpToDate})
  */
 public record PodSnapshot(
     int ordinal,
@@ -12,7 +14,13 @@ public record PodSnapshot(
     String phase,
     boolean ready,
     long readySinceMillis,
-    boolean terminating) {
+    boolean terminating,
+    boolean claimsStale) {
+
+  public PodSnapshot(int ordinal, String name, String revision, String phase, boolean ready, long readySinceMillis,
+      boolean terminating) {
+    this(ordinal, name, revision, phase, ready, readySinceMillis, terminating, false);
+  }
 
   public static final String PENDING = "Pending";
   public static final String RUNNING = "Running";

@@ -9,6 +9,16 @@ public sealed interface Action {
   /** Delete the pod {@code podName}; {@code reason} ends up in the event. */
   record DeletePod(int ordinal, String podName, String reason) implements Action {}
 
+  /**
+   * Make the ownerReferences of the claims of pod {@code ordinal} say what the retention policy asks
+   * for (upstream's {@code UpdatePodClaimForRetentionPolicy}): the set when {@code whenDeleted: Delete},
+   * the pod when {@code whenScaled: Delete} and the ordinal is condemned, so that the claim goes with it.
+   */
+  record UpdateClaimOwners(int ordinal, String podName) implements Action {}
+
+  /** Delete claim {@code claimName} and its volume; {@code reason} ends up in the event. */
+  record DeleteClaim(String claimName, String reason) implements Action {}
+
   /** The set is being deleted and has no pods left: remove the set itself (PVCs are kept). */
   record FinishDeletion() implements Action {}
 }

@@ -1,5 +1,6 @@
 package io.ordinal.planner;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -12,6 +13,25 @@ import java.util.List;
  * @param waitingFor what the set waits for, for humans (workflow details, status)
  */
 public record Plan(List<Action> actions, boolean converged, long wakeAtMillis, String waitingFor) {
+
+  /**
+   * True when the plan only touches claims: no pod change will follow to wake the workflow, so it
+   * observes again at once instead of waiting.
+   */
+  public boolean observeAgainAtOnce() {
+    return !actions.isEmpty() && actions.stream()
+        .allMatch(a -> a instanceof Action.UpdateClaimOwners || a instanceof Action.DeleteClaim);
+  }
+
+  /** This plan with {@code earlier} actions done first. */
+  Plan after(List<Action> earlier) {
+    if (earlier.isEmpty()) {
+      return this;
+    }
+    List<Action> all = new ArrayList<>(earlier);
+    all.addAll(actions);
+    return new Plan(List.copyOf(all), false, wakeAtMillis, waitingFor);
+  }
 
   static Plan done() {
     return new Plan(List.of(), true, 0, "");

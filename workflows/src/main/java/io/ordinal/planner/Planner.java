@@ -13,9 +13,9 @@ import java.util.stream.IntStream;
 /**
  * Decides the next step for a set: a pure function of an observed snapshot and the time.
  *
- * <p>It follows upstream's {@code updateStatefulSet} (seed 003): ordinals [0, replicas) are created
- * in order, failed pods are replaced, and ordinals at or above replicas ("condemned") are deleted
- * from the highest down. Under OrderedReady ("monotonic") each pass stops at the first pod that is
+ * <p>It follows upstream's {@code updateStatefulSet} (seed 003): ordinals [start, start + replicas)
+ * ({@code spec.ordinals.start}) are created in order, failed pods are replaced, and ordinals outside
+ * that range ("condemned") are deleted from the highest down. Under OrderedReady ("monotonic") each pass stops at the first pod that is
  * created, deleted, terminating or not yet available; under Parallel it goes on to the next pod.
  */
 public final class Planner {
@@ -32,7 +32,7 @@ public final class Planner {
     Map<Integer, PodSnapshot> byOrdinal = new TreeMap<>();
     List<PodSnapshot> condemned = new ArrayList<>();
     for (PodSnapshot pod : set.pods()) {
-      if (pod.ordinal() < set.replicas()) {
+      if (set.inRange(pod.ordinal())) {
         byOrdinal.put(pod.ordinal(), pod);
       } else {
         condemned.add(pod);
@@ -41,15 +41,16 @@ public final class Planner {
     condemned.sort(Comparator.comparingInt(PodSnapshot::ordinal).reversed());
 
     Pass pass = new Pass(set, nowMillis);
-    List<Integer> ordinals = IntStream.range(0, set.replicas()).boxed().toList();
+    pass.deleteClaims();
+    List<Integer> ordinals = IntStream.range(set.ordinalStart(), set.endOrdinal()).boxed().toList();
     if (pass.runForAll(ordinals, ordinal -> pass.processReplica(ordinal, byOrdinal.get(ordinal)))
         || pass.runForAll(condemned, pod -> pass.processCondemned(pod, condemned))) {
       return pass.plan();
     }
-    if (set.rollingUpdate() && pass.actions.isEmpty()) {
+    if (set.rollingUpdate() && pass.podActions() == 0) {
       Plan rolling = planRollingUpdate(set, byOrdinal, nowMillis);
       if (rolling != null) {
-        return rolling;
+        return rolling.after(pass.actions);
       }
     }
     return pass.plan();
@@ -131,9 +132,25 @@ public final class Planner {
       return false;
     }
 
-    /** Upstream {@code processReplica}: ordinal in [0, replicas) must have a healthy, available pod. */
+    /** Claims that must go, first: a pod recreated in the same pass gets a new claim from the template. */
+    void deleteClaims() {
+      for (String claim : set.claimsToDelete()) {
+        actions.add(new Action.DeleteClaim(claim, "its owner is gone or it was deleted and is no longer used"));
+      }
+    }
+
+    int podActions() {
+      return (int) actions.stream()
+          .filter(a -> a instanceof Action.CreatePod || a instanceof Action.DeletePod).count();
+    }
+
+    /** Upstream {@code processReplica}: an ordinal of the range must have a healthy, available pod. */
     Step processReplica(int ordinal, PodSnapshot pod) {
       String name = set.key().podName(ordinal);
+      if (pod != null && pod.claimsStale() && !pod.terminating()) {
+        // Upstream fixes the claims' owners of every live replica and goes on (the policy may have changed).
+        actions.add(new Action.UpdateClaimOwners(ordinal, name));
+      }
       if (pod == null) {
         actions.add(new Action.CreatePod(ordinal, revisionFor(set, ordinal)));
         return Step.acted("pod " + name + " to be Running and Ready");
@@ -179,6 +196,10 @@ public final class Planner {
           return Step.waitFor("pod " + firstUnhealthy.name() + " to be healthy before scaling down");
         }
       }
+      if (pod.claimsStale()) {
+        // Before the pod goes: with whenScaled: Delete its claims must be owned by it, to go with it.
+        actions.add(new Action.UpdateClaimOwners(pod.ordinal(), pod.name()));
+      }
       actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));
       return Step.acted("pod " + pod.name() + " to terminate");
     }
@@ -190,14 +211,16 @@ public final class Planner {
   }
 
   /**
-   * RollingUpdate once scaling is done (seed 002, seed 004): pods in [partition, replicas) that are not
-   * on the update revision are deleted (and recreated at it by the scale pass) from the highest
-   * ordinal down, as many at a time as maxUnavailable allows, counting every unavailable pod in
-   * [0, replicas). Returns null when nothing is left to update.
+   * RollingUpdate once scaling is done (seed 002, seed 004): pods in [start + partition, start + replicas)
+   * that are not on the update revision are deleted (and recreated at it by the scale pass) from the
+   * highest ordinal down, as many at a time as maxUnavailable allows, counting every unavailable pod
+   * of the range. The partition counts from {@code ordinals.start}, as upstream's. Returns null when
+   * nothing is left to update.
    */
   private static Plan planRollingUpdate(SetSnapshot set, Map<Integer, PodSnapshot> byOrdinal, long nowMillis) {
     List<PodSnapshot> outdated = new ArrayList<>();
-    for (int ordinal = set.replicas() - 1; ordinal >= Math.max(0, set.partition()); ordinal--) {
+    int lowest = set.ordinalStart() + Math.max(0, set.partition());
+    for (int ordinal = set.endOrdinal() - 1; ordinal >= lowest; ordinal--) {
       PodSnapshot pod = byOrdinal.get(ordinal);
       if (pod != null && !pod.terminating() && !pod.revision().equals(set.updateRevision())) {
         outdated.add(pod);
@@ -211,7 +234,7 @@ public final class Planner {
           + outdated.getFirst().name() + ")");
     }
     int unavailable = 0;
-    for (int ordinal = 0; ordinal < set.replicas(); ordinal++) {
+    for (int ordinal = set.ordinalStart(); ordinal < set.endOrdinal(); ordinal++) {
       PodSnapshot pod = byOrdinal.get(ordinal);
       if (pod == null || pod.terminating() || !pod.available(set.minReadySeconds(), nowMillis)) {
         unavailable++;
@@ -229,32 +252,37 @@ public final class Planner {
     return new Plan(deletions, false, 0, "updated pods to become available");
   }
 
-  /** Set deletion: pods go highest ordinal first, one at a time; the PVCs stay. */
+  /**
+   * Set deletion: pods go highest ordinal first, one at a time; then the set, and with it the claims
+   * the retention policy gives to it ({@code whenDeleted: Delete}).
+   */
   private static Plan planDeletion(SetSnapshot set) {
+    Pass claims = new Pass(set, 0);
+    claims.deleteClaims();
     PodSnapshot highest = set.pods().stream().max(Comparator.comparingInt(PodSnapshot::ordinal)).orElse(null);
     if (highest == null) {
-      return new Plan(List.of(new Action.FinishDeletion()), false, 0, "the set to be removed");
+      return new Plan(List.of(new Action.FinishDeletion()), false, 0, "the set to be removed").after(claims.actions);
     }
     if (highest.terminating()) {
-      return new Plan(List.of(), false, 0, "pod " + highest.name() + " to terminate");
+      return new Plan(List.of(), false, 0, "pod " + highest.name() + " to terminate").after(claims.actions);
     }
     return new Plan(
         List.of(new Action.DeletePod(highest.ordinal(), highest.name(), "set deleted")),
-        false, 0, "pod " + highest.name() + " to terminate");
+        false, 0, "pod " + highest.name() + " to terminate").after(claims.actions);
   }
 
-  /** True when a pod in [0, replicas) runs another revision than the one its ordinal should run. */
+  /** True when a pod of the range runs another revision than the one its ordinal should run. */
   public static boolean podsOffTarget(SetSnapshot set) {
-    return set.pods().stream().anyMatch(pod -> pod.ordinal() < set.replicas() && !pod.terminating()
+    return set.pods().stream().anyMatch(pod -> set.inRange(pod.ordinal()) && !pod.terminating()
         && !pod.revision().equals(revisionFor(set, pod.ordinal())));
   }
 
   /**
-   * Upstream {@code newVersionedStatefulSetPod}: under RollingUpdate, ordinals below the partition
+   * Upstream {@code newVersionedStatefulSetPod}: under RollingUpdate, ordinals below start + partition
    * are (re)created at the current revision, the others at the update revision.
    */
   static String revisionFor(SetSnapshot set, int ordinal) {
-    if (set.rollingUpdate() && ordinal < set.partition() && set.currentRevision() != null) {
+    if (set.rollingUpdate() && ordinal < set.ordinalStart() + set.partition() && set.currentRevision() != null) {
       return set.currentRevision();
     }
     return set.updateRevision();

@@ -28,6 +28,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   /** Set by the pause fence; cleared by the next observation, which reads the stored pause. */
   private boolean pauseRequested;
   private String waitingFor = "";
+  private static final int MAX_CLAIM_ONLY_PASSES = 3;
+  private int claimOnlyPasses;
 
   @Override
   public String run(OperationInput input) {
@@ -72,6 +74,10 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         switch (action) {
           case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
           case Action.DeletePod delete -> steps.deletePod(key, delete.podName(), delete.reason());
+          case Action.UpdateClaimOwners owners -> steps.pods.updateClaimOwners(
+              new PodActivities.ClaimOwners(key, owners.ordinal(), owners.podName()));
+          case Action.DeleteClaim claim -> steps.pods.deleteClaim(
+              new PodActivities.ClaimDeletion(key, claim.claimName(), claim.reason()));
           case Action.FinishDeletion finish -> {
             steps.set.finishDeletion(key);
             return "StatefulSet " + key + " deleted";
@@ -79,6 +85,12 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         }
       }
       steps.publishStatus();
+      // Only claims changed: no pod event will come to wake us. Bounded, so that a claim an activity
+      // cannot change (owned by another controller) costs a timer, not a busy loop.
+      if (plan.observeAgainAtOnce() && !pauseRequested && claimOnlyPasses++ < MAX_CLAIM_ONLY_PASSES) {
+        continue;
+      }
+      claimOnlyPasses = 0;
       waitingFor = plan.waitingFor();
       Workflow.setCurrentDetails(details(input, set, progress, now));
       long wakeAt = earliest(plan.wakeAtMillis(), deadline);
@@ -148,7 +160,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   private String details(OperationInput input, SetSnapshot set, RolloutProgress progress, long now) {
     StringBuilder out = new StringBuilder();
     if (progress != null) {
-      long updated = set.pods().stream().filter(p -> p.ordinal() < set.replicas() && !p.terminating()
+      long updated = set.pods().stream().filter(p -> set.inRange(p.ordinal()) && !p.terminating()
           && p.revision().equals(set.updateRevision())).count();
       out.append(input.fromRevision()).append(" -> ").append(input.toRevision()).append(": ")
           .append(updated).append('/').append(set.replicas()).append(" pods updated, ")

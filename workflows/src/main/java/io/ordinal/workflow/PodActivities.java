@@ -26,7 +26,23 @@ public interface PodActivities {
   @ActivityMethod
   void deletePod(PodDeletion request);
 
+  /**
+   * Makes the ownerReferences of the claims of pod {@code ordinal} say what the set's
+   * persistentVolumeClaimRetentionPolicy asks for now; a no-op when they already do.
+   */
+  @ActivityMethod
+  void updateClaimOwners(ClaimOwners request);
+
+  /** Deletes a claim and its volume, if it still exists and no pod uses it; a no-op otherwise. */
+  @ActivityMethod
+  void deleteClaim(ClaimDeletion request);
+
   record PodCreation(SetKey set, int ordinal, String revision) {}
+
+  record ClaimOwners(SetKey set, int ordinal, String podName) {}
+
+  /** @param reason ends up in the event */
+  record ClaimDeletion(SetKey set, String claimName, String reason) {}
 
   /** @param reason ends up in the event */
   record PodDeletion(SetKey set, String podName, String reason) {}

@@ -183,6 +183,74 @@ class PlannerTest {
     assertEquals(false, Planner.replaceInsteadOfWaiting(onDelete, onDelete.pods().get(1)), "OnDelete replaces nothing");
   }
 
+  static Stream<Arguments> ordinalsStart() {
+    return Stream.of(
+        // name, start, replicas, parallel, pods, expected
+        Arguments.of("an empty set starts at ordinals.start", 5, 2, false, "", "+5"),
+        Arguments.of("then creates the next ordinal of the range", 5, 2, false, "5R", "+6"),
+        Arguments.of("converged with ordinals [start, start + replicas)", 5, 2, false, "5R 6R", "✓"),
+        Arguments.of("Parallel creates the whole range at once", 3, 3, true, "", "+3 +4 +5"),
+        Arguments.of("scale down deletes the highest ordinal first", 5, 1, false, "5R 6R", "-6"),
+        Arguments.of("raising start creates the new range first, then condemns the old from the highest",
+            2, 3, false, "0R 1R 2R", "+3"),
+        Arguments.of("raising start, new range ready: the highest condemned pod goes", 2, 3, false, "0R 1R 2R 3R 4R", "-1"),
+        Arguments.of("lowering start: ordinals above the range go before those below it", 1, 1, true, "0R 1R 2R", "-2 -0"),
+        Arguments.of("a pod below start is condemned, not a replica", 1, 2, false, "0R 1R 2R", "-0"));
+  }
+
+  @ParameterizedTest(name = "ordinals.start: {0}")
+  @MethodSource("ordinalsStart")
+  void ordinalsStart(String name, int start, int replicas, boolean parallel, String pods, String expected) {
+    assertEquals(expected, render(Planner.plan(set(replicas, parallel, 0, pods).withOrdinalStart(start), NOW)));
+  }
+
+  @Test
+  void partitionCountsFromOrdinalsStart() {
+    // Upstream: ordinals below start + partition are (re)created at the current revision.
+    SetSnapshot set = rolling(3, false, 1, 1, "5Ra 6Ra 7Ra").withOrdinalStart(5);
+    assertEquals("-7", render(Planner.plan(set, NOW)));
+    SetSnapshot updated = rolling(3, false, 1, 1, "5Ra 6Rb 7Rb").withOrdinalStart(5);
+    assertEquals("✓", render(Planner.plan(updated, NOW)), "ordinal 5 is below start + partition");
+    SetSnapshot missing = rolling(3, true, 1, 1, "6Rb 7Rb").withOrdinalStart(5);
+    assertEquals(List.of(new Action.CreatePod(5, "a")), Planner.plan(missing, NOW).actions(),
+        "recreated below the partition at the current revision");
+    assertEquals(false, Planner.podsOffTarget(updated));
+  }
+
+  static Stream<Arguments> claims() {
+    return Stream.of(
+        // name, replicas, pods (C: claims stale), claims to delete, expected
+        Arguments.of("claims of a live replica are brought in line and nothing waits", 2, "0R 1RC", "", "owners1 ✗"),
+        Arguments.of("a condemned pod's claims get their owner before the pod is deleted", 1, "0R 1RC", "",
+            "owners1 -1"),
+        Arguments.of("claims owned by a gone pod go, first", 1, "0R", "data-web-1", "claim:data-web-1 ✗"),
+        Arguments.of("a claim deleted by a user goes before its pod is made again", 2, "0R", "data-web-1",
+            "claim:data-web-1 +1"),
+        Arguments.of("claims stale on a terminating pod are left alone", 1, "0R 1T", "", ""));
+  }
+
+  @ParameterizedTest(name = "claims: {0}")
+  @MethodSource("claims")
+  void claims(String name, int replicas, String pods, String claimsToDelete, String expected) {
+    List<PodSnapshot> parsed = new ArrayList<>();
+    for (String token : pods.split("\\s+")) {
+      boolean stale = token.endsWith("C");
+      PodSnapshot p = pods(stale ? token.substring(0, token.length() - 1) : token).getFirst();
+      parsed.add(new PodSnapshot(p.ordinal(), p.name(), p.revision(), p.phase(), p.ready(), p.readySinceMillis(),
+          p.terminating(), stale));
+    }
+    SetSnapshot set = new SetSnapshot(KEY, true, false, 1, replicas, false, 0, true, 0, 1, "rev", "rev", parsed)
+        .withClaimsToDelete(claimsToDelete.isEmpty() ? List.of() : List.of(claimsToDelete.split(" ")));
+    Plan plan = Planner.plan(set, NOW);
+    assertEquals(expected, render(plan) + (plan.observeAgainAtOnce() ? " ✗" : ""));
+  }
+
+  @Test
+  void aDeletedSetsOrphanedClaimsGoBeforeItFinishes() {
+    SetSnapshot set = deleting("").withClaimsToDelete(List.of("data-web-2"));
+    assertEquals("claim:data-web-2 done", render(Planner.plan(set, NOW)));
+  }
+
   @Test
   void anAbsentSetIsConverged() {
     assertEquals("✓", render(Planner.plan(SetSnapshot.absent(KEY), NOW)));
@@ -226,6 +294,8 @@ class PlannerTest {
         case Action.CreatePod c -> "+" + c.ordinal();
         case Action.DeletePod d -> "-" + d.ordinal();
         case Action.FinishDeletion f -> "done";
+        case Action.UpdateClaimOwners o -> "owners" + o.ordinal();
+        case Action.DeleteClaim c -> "claim:" + c.claimName();
       });
     }
     if (plan.converged()) {

@@ -85,6 +85,29 @@ class OperationWorkflowTest {
   }
 
   @Test
+  void scaleDownWithWhenScaledDeleteGivesEachClaimToItsPodThenDeletesItOnceThePodIsGone() {
+    world.replicas = 3;
+    world.ordinalStart = 5;
+    world.claimsGoWithCondemnedPods = true;
+    startController();
+    operationResult(1);
+    assertEquals(List.of("+web-5@a", "+web-6@a", "+web-7@a"), world.log);
+    world.replicas = 1;
+    world.generation = 2;
+    world.log.clear();
+    long start = env.currentTimeMillis();
+    signalSpecChanged();
+    String outcome = operationResult(2);
+    assertTrue(outcome.startsWith("converged"), outcome);
+    assertEquals(List.of("owners-web-7", "-web-7", "-claim-data-web-7", "owners-web-6", "-web-6", "-claim-data-web-6"),
+        world.log);
+    assertEquals(Set.of(5), world.claimOwners.keySet());
+    long took = env.currentTimeMillis() - start;
+    assertTrue(took < OperationWorkflowImpl.SAFETY_POLL.toMillis(),
+        "a claim-only step observed again at once, not after the safety poll: " + took + " ms");
+  }
+
+  @Test
   void aLargeSetsObservationsAreStoredCompressedAndReplay() throws Exception {
     world.replicas = 300;
     startController();
@@ -225,6 +248,11 @@ class OperationWorkflowTest {
     final List<String> conditions = new CopyOnWriteArrayList<>();
     final List<String> rollbacks = new CopyOnWriteArrayList<>();
     final Map<Integer, Long> createdAt = new TreeMap<>();
+    volatile int ordinalStart;
+    /** whenScaled: Delete, as the fake world knows it: a condemned pod's claim must be owned by the pod. */
+    volatile boolean claimsGoWithCondemnedPods;
+    /** Each existing claim's owner, by ordinal: "none" or "pod". */
+    final Map<Integer, String> claimOwners = new TreeMap<>();
 
     @Override
     public synchronized Observation observe(SetKey key) {
@@ -237,8 +265,32 @@ class OperationWorkflowTest {
       if (allUpdated) {
         currentRevision = updateRevision;
       }
+      List<PodSnapshot> seen = new ArrayList<>();
+      for (PodSnapshot p : pods.values()) {
+        boolean condemned = p.ordinal() < ordinalStart || p.ordinal() >= ordinalStart + replicas;
+        boolean stale = claimsGoWithCondemnedPods && condemned && !"pod".equals(claimOwners.get(p.ordinal()));
+        seen.add(new PodSnapshot(p.ordinal(), p.name(), p.revision(), p.phase(), p.ready(), p.readySinceMillis(),
+            p.terminating(), stale));
+      }
+      List<String> claimsToDelete = claimOwners.entrySet().stream()
+          .filter(e -> "pod".equals(e.getValue()) && !pods.containsKey(e.getKey()))
+          .map(e -> "data-" + key.podName(e.getKey())).toList();
       return new Observation(new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
-          currentRevision, updateRevision, List.copyOf(pods.values()), control), null, false, false, false, false);
+          currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete),
+          null, false, false, false, false);
+    }
+
+    @Override
+    public synchronized void updateClaimOwners(ClaimOwners request) {
+      claimOwners.put(request.ordinal(), "pod");
+      log.add("owners-" + request.podName());
+    }
+
+    @Override
+    public synchronized void deleteClaim(ClaimDeletion request) {
+      String name = request.claimName();
+      claimOwners.remove(Integer.parseInt(name.substring(name.lastIndexOf('-') + 1)));
+      log.add("-claim-" + name);
     }
 
     @Override
@@ -256,7 +308,9 @@ class OperationWorkflowTest {
     public void publishStatus(StatusPublication request) {}
 
     @Override
-    public void createClaims(PodCreation request) {}
+    public synchronized void createClaims(PodCreation request) {
+      claimOwners.putIfAbsent(request.ordinal(), "none");
+    }
 
     @Override
     public void createPod(PodCreation request) {

@@ -179,6 +179,21 @@ public class LocalDriver implements PodDriver {
     podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());
   }
 
+  /** Removes the claim's directory; files, not the targets of symlinks a pod left in it. */
+  @Override
+  public void deleteVolume(String namespace, String claimName) throws IOException {
+    Path dir = paths.volume(namespace, claimName);
+    if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(dir)) { // does not follow symlinks
+      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(file);
+      }
+    }
+    log.info("claim {}/{}: volume {} removed", namespace, claimName, dir);
+  }
+
   /** The pod's processes are gone: remove its runtime dir and its row (its volumes stay). */
   void gone(DriverPod pod, Path dir) {
     supervisors.remove(pod.uid());

@@ -36,7 +36,7 @@ public final class ApiResources {
           List.of(new Subresource("exec", "", "v1", "PodExecOptions", List.of("create", "get")),
               new Subresource("log", "", "v1", "Pod", List.of("get")))),
       new Resource("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true,
-          READ, List.of("pvc"), List.of(), List.of()),
+          List.of("delete", "get", "list", "watch"), List.of("pvc"), List.of(), List.of()),
       new Resource("", "v1", "events", "event", "Event", true, READ, List.of("ev"), List.of(), List.of()),
       new Resource("", "v1", "endpoints", "endpoints", "Endpoints", true, List.of("get"), List.of("ep"),
           List.of(), List.of()),
