@@ -1,0 +1,206 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * apps/v1 lifecycle fields as upstream means them: spec.ordinals.start, the PVC retention policy,
+ * and deleting PVCs (upstream e2e: "should delete PVCs with a WhenDeleted policy", "... OnScaledown
+ * policy", "PVC should be recreated when pod is pending due to missing PVC").
+ */
+@E2eTest
+class LifecycleIT {
+  static final Duration TIMEOUT = Duration.ofSeconds(90);
+  static Api api;
+  static OrdinalService service;
+
+  @Test
+  void ordinalsStartNamesPodsAndClaimsFromStartAndRollsWithThePartitionCountedFromIt(@Namespace String ns) {
+    ObjectNode set = Manifests.web("os", 2, 0, Map.of());
+    ((ObjectNode) set.get("spec")).putObject("ordinals").put("start", 5);
+    api.createSet(ns, set);
+    api.awaitConverged(ns, "os", 2, TIMEOUT);
+    assertEquals(List.of("os-5", "os-6"), names(api.pods(ns, "app=os")));
+    assertEquals("5", api.pod(ns, "os-5").at("/metadata/labels/apps.kubernetes.io~1pod-index").asText());
+    assertEquals(List.of("www-os-5", "www-os-6"), claims(ns));
+
+    api.patchSet(ns, "os", "{\"spec\":{\"replicas\":3}}");
+    api.awaitConverged(ns, "os", 3, TIMEOUT);
+    api.patchSet(ns, "os", "{\"spec\":{\"replicas\":1}}");
+    api.awaitConverged(ns, "os", 1, TIMEOUT);
+    assertEquals(List.of("+os-5", "+os-6", "+os-7", "-os-7", "-os-6"), api.podOperations(ns));
+
+    // The partition counts from start: os-5 (below start + 1) keeps the current revision.
+    api.patchSet(ns, "os", "{\"spec\":{\"replicas\":3,\"updateStrategy\":{\"type\":\"RollingUpdate\","
+        + "\"rollingUpdate\":{\"partition\":1}}}}");
+    api.awaitConverged(ns, "os", 3, TIMEOUT);
+    String before = api.pod(ns, "os-5").at("/metadata/labels/controller-revision-hash").asText();
+    api.setImage(ns, "os", "nginx:2");
+    api.await(Paths.set(ns, "os") + "/status", TIMEOUT, r -> r.json().at("/status/updatedReplicas").asInt() == 2
+        && r.json().at("/status/readyReplicas").asInt() == 3);
+    assertEquals(before, api.pod(ns, "os-5").at("/metadata/labels/controller-revision-hash").asText());
+    assertNotEquals(before, api.pod(ns, "os-6").at("/metadata/labels/controller-revision-hash").asText());
+
+    // Moving start moves the range: the new ordinals come first, then the old ones go, highest first.
+    api.patchSet(ns, "os", "{\"spec\":{\"ordinals\":{\"start\":7}}}");
+    api.await(Paths.set(ns, "os") + "/status", TIMEOUT, r -> names(api.pods(ns, "app=os"))
+        .equals(List.of("os-7", "os-8", "os-9")) && r.json().at("/status/readyReplicas").asInt() == 3);
+    List<String> ops = api.podOperations(ns);
+    assertEquals(List.of("+os-8", "+os-9", "-os-6", "-os-5"), ops.subList(ops.indexOf("+os-8"), ops.size())
+        .stream().filter(op -> !op.equals("-os-7") && !op.equals("+os-7")).toList());
+  }
+
+  @Test
+  void whenScaledDeleteRemovesTheClaimsOfCondemnedOrdinalsOnlyAfterTheirPods(@Namespace String ns) {
+    ObjectNode set = Manifests.web("web", 3, 0, Map.of("SIM_TERMINATION_DELAY_MS", "300"));
+    ((ObjectNode) set.get("spec")).putObject("persistentVolumeClaimRetentionPolicy")
+        .put("whenScaled", "Delete").put("whenDeleted", "Retain");
+    api.createSet(ns, set);
+    api.awaitConverged(ns, "web", 3, TIMEOUT);
+    assertTrue(claim(ns, "www-web-2").at("/metadata/ownerReferences").isMissingNode(), "in range: no owner");
+    assertEquals("kubernetes.io/pvc-protection", claim(ns, "www-web-2").at("/metadata/finalizers/0").asText());
+
+    api.patchSet(ns, "web", "{\"spec\":{\"replicas\":1}}");
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    api.await(Paths.core(ns, "persistentvolumeclaims"), TIMEOUT, r -> claims(ns).equals(List.of("www-web-0")));
+    List<String> order = lifecycleEvents(ns);
+    assertTrue(order.indexOf("-web-2") < order.indexOf("-claim www-web-2"), order.toString());
+    assertTrue(order.indexOf("-claim www-web-2") < order.indexOf("-web-1"), order.toString());
+    assertTrue(order.indexOf("-web-1") < order.indexOf("-claim www-web-1"), order.toString());
+
+    // Scaling up again makes new, empty claims; a pod deleted in range keeps its claim.
+    api.patchSet(ns, "web", "{\"spec\":{\"replicas\":2}}");
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    assertEquals(List.of("www-web-0", "www-web-1"), claims(ns));
+    String uid = claim(ns, "www-web-1").at("/metadata/uid").asText();
+    assertEquals(200, api.delete(Paths.pod(ns, "web-1")).code());
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    assertEquals(uid, claim(ns, "www-web-1").at("/metadata/uid").asText());
+  }
+
+  @Test
+  void whenDeletedDeleteGivesClaimsToTheSetAndTheyGoWithIt(@Namespace String ns) {
+    ObjectNode set = Manifests.web("web", 2, 0, Map.of());
+    ((ObjectNode) set.get("spec")).putObject("persistentVolumeClaimRetentionPolicy")
+        .put("whenScaled", "Retain").put("whenDeleted", "Delete");
+    JsonNode created = api.createSet(ns, set).json();
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    JsonNode owner = claim(ns, "www-web-0").at("/metadata/ownerReferences/0");
+    assertEquals("StatefulSet", owner.path("kind").asText());
+    assertEquals(created.at("/metadata/uid").asText(), owner.path("uid").asText());
+    assertTrue(owner.path("controller").asBoolean() && owner.path("blockOwnerDeletion").asBoolean(), owner.toString());
+    // Scale down keeps them (whenScaled: Retain).
+    api.patchSet(ns, "web", "{\"spec\":{\"replicas\":1}}");
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    assertEquals(List.of("www-web-0", "www-web-1"), claims(ns));
+
+    assertEquals(200, api.delete(Paths.set(ns, "web")).code());
+    api.await(Paths.set(ns, "web"), TIMEOUT, r -> r.code() == 404);
+    assertEquals(List.of(), claims(ns));
+  }
+
+  @Test
+  void anOrphaningDeleteKeepsClaimsAndReleasesThemFromTheSet(@Namespace String ns) {
+    ObjectNode set = Manifests.web("web", 2, 0, Map.of());
+    ((ObjectNode) set.get("spec")).putObject("persistentVolumeClaimRetentionPolicy")
+        .put("whenScaled", "Delete").put("whenDeleted", "Delete");
+    api.createSet(ns, set);
+    api.awaitConverged(ns, "web", 2, TIMEOUT);
+    assertEquals(200, api.send("DELETE", Paths.set(ns, "web"), "application/json",
+        "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"Orphan\"}", null).code());
+    api.await(Paths.set(ns, "web"), TIMEOUT, r -> r.code() == 404);
+    assertEquals(List.of("www-web-0", "www-web-1"), claims(ns));
+    assertTrue(claim(ns, "www-web-0").at("/metadata/ownerReferences").isMissingNode());
+    assertEquals(2, api.pods(ns, "app=web").size());
+  }
+
+  @Test
+  void aDeletedClaimStaysWhileItsPodRunsThenGoesWithItsDataAndTheNextPodGetsANewOne(@Namespace String ns) {
+    // Each pod writes a random id to its volume unless one is there, and prints it.
+    ObjectNode set = Manifests.commandSet("vol", 1, "/bin/sh", "-c",
+        "[ -f /usr/share/nginx/html/id ] || od -An -N8 -tx8 /dev/urandom > /usr/share/nginx/html/id; "
+            + "cat /usr/share/nginx/html/id; exec sleep 600");
+    api.createSet(ns, set);
+    api.awaitConverged(ns, "vol", 1, TIMEOUT);
+    Path volume = service.dataDir.resolve("local/volumes/" + ns + "/www-vol-0");
+    String first = awaitLog(ns);
+    JsonNode claimBefore = claim(ns, "www-vol-0");
+
+    JsonNode deleting = api.delete(Paths.core(ns, "persistentvolumeclaims/www-vol-0")).json();
+    assertTrue(deleting.at("/metadata/deletionTimestamp").isTextual(), deleting.toString());
+    assertEquals("kubernetes.io/pvc-protection", deleting.at("/metadata/finalizers/0").asText());
+    Api.sleep(1000);
+    assertTrue(claim(ns, "www-vol-0").at("/metadata/deletionTimestamp").isTextual(), "kept while vol-0 uses it");
+    assertTrue(Files.exists(volume.resolve("id")));
+
+    String podUid = api.pod(ns, "vol-0").at("/metadata/uid").asText();
+    assertEquals(200, api.delete(Paths.pod(ns, "vol-0")).code());
+    api.await(Paths.pod(ns, "vol-0"), TIMEOUT, r -> r.code() == 200
+        && !r.json().at("/metadata/uid").asText().equals(podUid) && r.json().at("/status/phase").asText().equals("Running"));
+    JsonNode claimAfter = claim(ns, "www-vol-0");
+    assertNotEquals(claimBefore.at("/metadata/uid").asText(), claimAfter.at("/metadata/uid").asText());
+    assertTrue(claimAfter.at("/metadata/deletionTimestamp").isMissingNode());
+    String second = awaitLog(ns);
+    assertNotEquals(first, second, "the new claim is empty: the pod wrote a new id");
+
+    // No pod uses it (scaled away): deleted at once, with its data.
+    api.patchSet(ns, "vol", "{\"spec\":{\"replicas\":0}}");
+    api.awaitConverged(ns, "vol", 0, TIMEOUT);
+    assertEquals(200, api.delete(Paths.core(ns, "persistentvolumeclaims/www-vol-0")).code());
+    assertEquals(404, api.get(Paths.core(ns, "persistentvolumeclaims/www-vol-0")).code());
+    assertFalse(Files.exists(volume), "the volume's data went with the claim");
+    assertEquals(404, api.delete(Paths.core(ns, "persistentvolumeclaims/www-vol-0")).code());
+  }
+
+  /** The id the running vol-0 printed. */
+  private static String awaitLog(String ns) {
+    for (int i = 0; i < 300; i++) {
+      Api.Reply log = api.get(Paths.pod(ns, "vol-0") + "/log");
+      if (log.code() == 200 && !log.body().isBlank()) {
+        return log.body().trim();
+      }
+      Api.sleep(100);
+    }
+    throw new AssertionError("vol-0 printed no id");
+  }
+
+  private static JsonNode claim(String ns, String name) {
+    return api.get(Paths.core(ns, "persistentvolumeclaims/" + name)).json();
+  }
+
+  private static List<String> claims(String ns) {
+    return names(api.get(Paths.core(ns, "persistentvolumeclaims")).json().path("items"));
+  }
+
+  private static List<String> names(Iterable<JsonNode> items) {
+    List<String> names = new ArrayList<>();
+    items.forEach(item -> names.add(item.at("/metadata/name").asText()));
+    return names.stream().sorted().toList();
+  }
+
+  /** Pod deletions ("-web-2") and claim deletions ("-claim www-web-2") in event order. */
+  private static List<String> lifecycleEvents(String ns) {
+    List<String> out = new ArrayList<>();
+    for (JsonNode event : api.events(ns)) {
+      String message = event.path("message").asText();
+      if (message.startsWith("delete Pod ")) {
+        out.add("-" + message.split(" ")[2]);
+      } else if (message.startsWith("delete Claim ")) {
+        out.add("-claim " + message.split(" ")[2]);
+      }
+    }
+    return out;
+  }
+}
