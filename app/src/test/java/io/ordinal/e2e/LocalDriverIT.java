@@ -83,6 +83,60 @@ class LocalDriverIT {
     assertEquals("start\nstart\nstart\n", fetch("http://" + ip1 + ":8080/starts"));
   }
 
+  /**
+   * Upstream's "basic identity" (statefulset e2e): each pod writes its hostname and FQDN into its
+   * volume on its first start only; after a scale to zero and back every pod finds its own original
+   * name there again. On a service of its own, which is restarted at the end: re-adopted pods keep
+   * their names, and kubectl exec (which joins the container's UTS namespace) sees them.
+   */
+  @Test
+  void podHostnameIsItsNameAndSurvivesScaleToZeroAndBack(@Namespace String ns) throws Exception {
+    try (OrdinalService own = new OrdinalService("identity")) {
+      own.start();
+      Api api = own.api();
+      ObjectNode set = Manifests.httpSet("id", 3);
+      ObjectNode container = (ObjectNode) set.at("/spec/template/spec/containers/0");
+      ((ArrayNode) container.get("command")).set(2, KubeJson.JSON.getNodeFactory().textNode(
+          "[ -f /data/hostname ] || { hostname > /data/hostname; hostname -f > /data/fqdn; };"
+              + " hostname >> /data/hostnames; echo \"$HOSTNAME\" > /data/env; exec sleep 100000"));
+      // An exec probe: Ready only when the probe, too, runs under the pod's name.
+      container.putObject("readinessProbe").put("periodSeconds", 1).putObject("exec").putArray("command")
+          .add("/bin/sh").add("-c").add("test \"$(hostname)\" = \"$POD_NAME\" && test -s /data/fqdn");
+      api.createSet(ns, set);
+      api.awaitConverged(ns, "id", 3, TIMEOUT);
+      for (int i = 0; i < 3; i++) {
+        assertEquals("id-" + i + "\n", volumeFile(own, ns, i, "hostname"));
+        assertEquals("id-" + i + ".id." + ns + ".svc.cluster.local\n", volumeFile(own, ns, i, "fqdn"));
+        assertEquals("id-" + i + "\n", volumeFile(own, ns, i, "env"), "HOSTNAME is the pod's hostname");
+      }
+
+      api.patchSet(ns, "id", "{\"spec\":{\"replicas\":0}}");
+      api.awaitConverged(ns, "id", 0, TIMEOUT); // every pod gone, its processes ended
+      api.patchSet(ns, "id", "{\"spec\":{\"replicas\":3}}");
+      api.awaitConverged(ns, "id", 3, TIMEOUT);
+      Kubectl kubectl = new Kubectl(api.base(), api.caCertificate(), api.token(), ns);
+      for (int i = 0; i < 3; i++) {
+        String pod = "id-" + i;
+        assertEquals(pod + "\n", volumeFile(own, ns, i, "hostname"), "each pod finds its own volume again");
+        assertEquals(pod + "\n" + pod + "\n", volumeFile(own, ns, i, "hostnames"), "and has its name on both starts");
+        assertEquals(pod + "\n", kubectl.run("exec", pod, "--", "hostname").ok().out());
+        assertEquals(pod + ".id." + ns + ".svc.cluster.local\n", kubectl.run("exec", pod, "--", "hostname", "-f").ok().out());
+      }
+
+      own.stop(); // the pods keep running, and the next run re-adopts them
+      own.start();
+      api.awaitConverged(ns, "id", 3, TIMEOUT);
+      for (int i = 0; i < 3; i++) {
+        assertEquals("id-" + i + "\n", kubectl.run("exec", "id-" + i, "--", "hostname").ok().out());
+        assertEquals("id-" + i + "\n" + "id-" + i + "\n", volumeFile(own, ns, i, "hostnames"), "adopted, not restarted");
+      }
+    }
+  }
+
+  private static String volumeFile(OrdinalService service, String ns, int ordinal, String file) throws Exception {
+    return Files.readString(service.dataDir.resolve("local/volumes/" + ns + "/data-id-" + ordinal + "/" + file));
+  }
+
   @Test
   void rollingUpdateReplacesProcessesHighestFirstKeepsVolumesAndUndoRecoversFromABrokenRevision(@Namespace String ns) throws Exception {
     ObjectNode set = Manifests.httpSet("roll", 3);

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -57,21 +58,18 @@ public class AddressBook {
   /**
    * Writes the hosts file of every pod of the namespace. Rewritten in place (not replaced), so that
    * a file already bind-mounted over a running pod's /etc/hosts shows the new entries.
+   *
+   * @param serviceNames each set's serviceName
+   * @param hostnames each member's own name inside it, by pod name (absent: derived from its pod
+   *     name and its set's serviceName, as PodFactory sets spec.hostname and spec.subdomain)
    */
-  public synchronized void writeHostsFiles(String namespace, Map<String, String> serviceNames) {
-    StringBuilder text = new StringBuilder("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
-    for (PodAddressRow member : members(namespace)) {
-      String service = serviceNames.get(member.setName());
-      text.append(member.ip()).append('\t').append(member.podName());
-      if (service != null && !service.isEmpty()) {
-        text.append(' ').append(member.podName()).append('.').append(service)
-            .append(' ').append(member.podName()).append('.').append(service).append('.').append(namespace)
-            .append(".svc.").append(CLUSTER_DOMAIN);
-      }
-      text.append('\n');
-    }
-    byte[] bytes = text.toString().getBytes(StandardCharsets.UTF_8);
-    for (PodAddressRow member : members(namespace)) {
+  public synchronized void writeHostsFiles(String namespace, Map<String, String> serviceNames,
+      Map<String, PodHostname> hostnames) {
+    List<PodAddressRow> members = members(namespace);
+    for (PodAddressRow member : members) {
+      PodHostname self = hostnames.getOrDefault(member.podName(),
+          PodHostname.of(namespace, member.podName(), null, serviceNames.get(member.setName())));
+      byte[] bytes = hostsFile(namespace, members, serviceNames, member, self).getBytes(StandardCharsets.UTF_8);
       Path file = paths.hosts(namespace, member.podName());
       try {
         Files.createDirectories(file.getParent());
@@ -81,6 +79,38 @@ public class AddressBook {
         throw new UncheckedIOException(e);
       }
     }
+  }
+
+  /**
+   * The hosts file of pod {@code self}: localhost, then its own line as the kubelet writes it
+   * ({@code <ip>\t<fqdn>\t<hostname>}: the FQDN first, so that {@code hostname -f} finds it as the
+   * canonical name of the hostname) followed by its other names, then every other member of the
+   * namespace by {@code <pod> <pod>.<service> <pod>.<service>.<ns>.svc.<domain>}.
+   */
+  static String hostsFile(String namespace, List<PodAddressRow> members, Map<String, String> serviceNames,
+      PodAddressRow self, PodHostname hostname) {
+    StringBuilder text = new StringBuilder("127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n");
+    Set<String> own = new LinkedHashSet<>();
+    own.add(hostname.fqdn());
+    own.add(hostname.hostname());
+    own.addAll(names(namespace, self, serviceNames));
+    text.append(self.ip()).append('\t').append(String.join("\t", own)).append('\n');
+    for (PodAddressRow member : members) {
+      if (!member.podName().equals(self.podName())) {
+        text.append(member.ip()).append('\t').append(String.join(" ", names(namespace, member, serviceNames))).append('\n');
+      }
+    }
+    return text.toString();
+  }
+
+  /** {@code <pod>}, and with a governing service {@code <pod>.<service>} and {@code <pod>.<service>.<ns>.svc.<domain>}. */
+  private static List<String> names(String namespace, PodAddressRow member, Map<String, String> serviceNames) {
+    String service = serviceNames.get(member.setName());
+    if (service == null || service.isEmpty()) {
+      return List.of(member.podName());
+    }
+    String inService = member.podName() + "." + service;
+    return List.of(member.podName(), inService, inService + "." + namespace + ".svc." + CLUSTER_DOMAIN);
   }
 
   public void release(String namespace, String setName) {

@@ -17,12 +17,14 @@ import java.util.Set;
 /**
  * One container's process, started by this service or re-adopted after a restart. It runs in its
  * own session (so it outlives the service and its process group can be signalled as a whole) and,
- * when mounts are given and we are root, in a private mount namespace with those bind mounts.
+ * when mounts are given and we are root, in a private mount namespace with those bind mounts and
+ * a UTS namespace of its own, named after the pod.
  */
 final class ContainerProcess {
   static final boolean ROOT = "root".equals(System.getProperty("user.name"));
   private static final String SETSID = "/usr/bin/setsid";
   private static final String UNSHARE = "/usr/bin/unshare";
+  private static final String HOSTNAME = "/usr/bin/hostname";
   /** Where a container's mount namespace stages its volume sources; created once on the host. */
   private static final String STAGING = "/.ordinal-staging";
 
@@ -47,20 +49,28 @@ final class ContainerProcess {
    */
   static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
       List<Mount> mounts, List<Path> cgroupProcs) throws IOException {
-    return start(argv, env, workingDir, log, mounts, cgroupProcs, ContainerUser.SERVICE);
+    return start(argv, env, workingDir, log, mounts, cgroupProcs, ContainerUser.SERVICE, null);
   }
 
-  /** As above, the command running as {@code user} (the setup before it as root). */
+  /**
+   * As above, the command running as {@code user} (the setup before it as root) and, in its
+   * namespaces, with {@code hostname} (null: the machine's) as its own in a UTS namespace.
+   */
   static ContainerProcess start(List<String> argv, Map<String, String> env, Path workingDir, Path log,
-      List<Mount> mounts, List<Path> cgroupProcs, ContainerUser user) throws IOException {
+      List<Mount> mounts, List<Path> cgroupProcs, ContainerUser user, String hostname) throws IOException {
     boolean stamped = LogStamper.available();
     boolean namespaced = !mounts.isEmpty() && mountNamespacesAvailable();
+    boolean named = namespaced && hostname != null && Files.isExecutable(Path.of(HOSTNAME));
     List<String> command = new ArrayList<>();
     if (Files.isExecutable(Path.of(SETSID))) {
       command.add(SETSID);
     }
     if (namespaced) {
-      command.addAll(List.of(UNSHARE, "--mount", "--propagation", "private", "--"));
+      command.addAll(List.of(UNSHARE, "--mount", "--propagation", "private"));
+      if (named) {
+        command.add("--uts"); // the process keeps it for life: its name survives a restart of the service
+      }
+      command.add("--");
     }
     // A setup shell routes the output through the stampers and performs the mounts, then execs the
     // user's argv unchanged ("$@"): the pid started here is the container's.
@@ -70,6 +80,9 @@ final class ContainerProcess {
     }
     if (namespaced) {
       script.append("set -e\n");
+      if (named) {
+        script.append(HOSTNAME).append(' ').append(quote(hostname)).append('\n');
+      }
       // Join the container's cgroups before anything else runs, so every descendant is limited (the
       // stampers, started above, stay outside: like a runtime's log shim, they are not the container).
       for (Path procs : cgroupProcs) {

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -159,7 +160,18 @@ public class LocalDriver implements PodDriver {
     Map<String, String> serviceNames = sets.list(namespace).stream()
         .filter(s -> s.getSpec().getServiceName() != null)
         .collect(Collectors.toMap(s -> s.getMetadata().getName(), s -> s.getSpec().getServiceName()));
-    addresses.writeHostsFiles(namespace, serviceNames);
+    // Each pod's own line names it as its hostname says (spec.hostname and spec.subdomain).
+    Map<String, PodHostname> hostnames = new HashMap<>();
+    for (PodRow row : pods.findByNamespaceOrderByName(namespace)) {
+      if (name().equals(row.driver())) {
+        try {
+          hostnames.put(row.name(), PodHostname.of(DriverPod.of(row).object()));
+        } catch (RuntimeException e) {
+          log.warn("pod {}: no hostname of its own in its hosts file: {}", row.id(), e.toString());
+        }
+      }
+    }
+    addresses.writeHostsFiles(namespace, serviceNames, hostnames);
   }
 
   void publish(DriverPod pod, String phase, boolean ready, Instant readySince, Instant startedAt, String message,

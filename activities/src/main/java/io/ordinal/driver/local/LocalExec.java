@@ -18,8 +18,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * kubectl exec on the local driver: the command runs in the container's mount namespace (through
- * {@code nsenter}, as exec probes do) with the container's environment and working directory, on
+ * kubectl exec on the local driver: the command runs in the container's mount and UTS namespaces
+ * (through {@code nsenter}, as exec probes do) with the container's environment and working directory, on
  * pipes, or on a pseudo-terminal (pty4j) when the client asked for one.
  */
 final class LocalExec {
@@ -38,7 +38,9 @@ final class LocalExec {
     String hostDir = target.workingDir();
     if (ContainerProcess.mountNamespacesAvailable() && Files.isExecutable(Path.of(NSENTER))) {
       // --wdns resolves the working dir inside the container's mounts (it may be below a volume).
-      argv.addAll(List.of(NSENTER, "--target", Long.toString(target.containerPid()), "--mount",
+      // --uts joins the container's own namespace rather than making one with the same name: the
+      // command then sees exactly the container's hostname, whatever set it, with nothing to repeat.
+      argv.addAll(List.of(NSENTER, "--target", Long.toString(target.containerPid()), "--mount", "--uts",
           "--wdns=" + target.workingDir(), "--"));
       hostDir = "/";
     }

@@ -60,6 +60,8 @@ final class PodSupervisor implements Runnable {
   private volatile boolean stopRequested;
   private volatile boolean detached;
   private String podIp;
+  /** Its name inside the pod; set by {@link #prepare}. */
+  private volatile PodHostname hostname;
   private List<ContainerProcess.Mount> mounts = List.of();
   private Map<String, String> mountEnv = Map.of();
   private boolean initDone;
@@ -126,6 +128,7 @@ final class PodSupervisor implements Runnable {
 
   private void prepare() throws IOException {
     Files.createDirectories(dir.resolve("logs"));
+    hostname = PodHostname.of(pod);
     podIp = driver.addresses().addressOf(row.namespace(), row.setName(), row.name());
     driver.refreshHostsFiles(row.namespace());
     List<ContainerProcess.Mount> binds = new ArrayList<>();
@@ -174,6 +177,12 @@ final class PodSupervisor implements Runnable {
       return Path.of(volume.getHostPath().getPath()); // only a privileged namespace admits one (baseline forbids hostPath)
     }
     return LocalPaths.child(dir.resolve("volumes"), volumeName);
+  }
+
+  /** The pod's hostname and domain (spec.hostname or its name, cut to 63 characters, and spec.subdomain). */
+  PodHostname hostname() {
+    PodHostname known = hostname;
+    return known != null ? known : PodHostname.of(pod);
   }
 
   /** Who {@code spec}'s processes run as. */
@@ -352,7 +361,7 @@ final class PodSupervisor implements Runnable {
       event("Warning", "ReadOnlyRootNotEnforced", "container " + spec.getName()
           + ": readOnlyRootFilesystem is not enforced without a mount namespace (the service is not root)");
     }
-    return ContainerProcess.start(argv, env, workingDir, logFile, mounts, cgroupProcs, user);
+    return ContainerProcess.start(argv, env, workingDir, logFile, mounts, cgroupProcs, user, hostname().hostname());
   }
 
   /** The container's workingDir, or the pod's own directory when it sets none. */
@@ -380,7 +389,7 @@ final class PodSupervisor implements Runnable {
     env.put("PATH", PATH);
     ContainerUser user = user(spec);
     env.put("HOME", user.root() || !ContainerProcess.ROOT ? System.getProperty("user.home") : user.home());
-    env.put("HOSTNAME", row.name());
+    env.put("HOSTNAME", hostname().hostname()); // as container runtimes set it: the pod's hostname
     env.put("POD_NAME", row.name());
     env.put("POD_NAMESPACE", row.namespace());
     env.put("POD_IP", Objects.requireNonNullElse(podIp, ""));

@@ -27,7 +27,7 @@ final class ProbeRunner {
 
   /**
    * @param podIp the default host of httpGet and tcpSocket probes
-   * @param containerPid exec probes run in this process's mount namespace (when it has one)
+   * @param containerPid exec probes run in this process's mount and UTS namespaces (when it has them)
    * @param user and as the container's user
    */
   static boolean run(Probe probe, String podIp, List<ContainerPort> ports, Map<String, String> env, long containerPid,
@@ -72,7 +72,8 @@ final class ProbeRunner {
       ContainerUser user) throws Exception {
     List<String> argv = new ArrayList<>();
     if (containerPid > 0 && ContainerProcess.mountNamespacesAvailable() && Files.isExecutable(Path.of("/usr/bin/nsenter"))) {
-      argv.addAll(List.of("/usr/bin/nsenter", "--target", Long.toString(containerPid), "--mount", "--"));
+      // Joined, as kubectl exec joins them (LocalExec): the probe sees the container's files and hostname.
+      argv.addAll(List.of("/usr/bin/nsenter", "--target", Long.toString(containerPid), "--mount", "--uts", "--"));
     }
     argv.addAll(user.setpriv()); // as the container's user, like everything that runs in it
     argv.addAll(command);
