@@ -18,7 +18,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -42,6 +44,8 @@ class FaultInjectionIT {
   static final String NS = "faults";
   static final List<String> SIM_SETS = List.of("ordered", "ordered-minready", "parallel");
   static final String LOCAL_SET = "local";
+  /** The set whose PVCs go with its condemned pods and with it (retention Delete/Delete); the others Retain. */
+  static final String RECLAIMING_SET = "parallel";
   static final Duration CONVERGE = Duration.ofMinutes(5);
 
   final Random random = new Random(SEED);
@@ -109,6 +113,10 @@ class FaultInjectionIT {
       ObjectNode set = Manifests.web(name, 3, name.endsWith("minready") ? 1 : 0, Map.of("SIM_READY_DELAY_MS", "200"));
       if (name.equals("parallel")) {
         ((ObjectNode) set.get("spec")).put("podManagementPolicy", "Parallel");
+      }
+      if (name.equals(RECLAIMING_SET)) {
+        ((ObjectNode) set.get("spec")).putObject("persistentVolumeClaimRetentionPolicy")
+            .put("whenScaled", "Delete").put("whenDeleted", "Delete");
       }
       api.createSet(NS, set);
       sets.add(name);
@@ -350,8 +358,10 @@ class FaultInjectionIT {
     }
 
     void sampleApi() {
-      Api.Reply list = api.get(Paths.core(NS, "pods"));
+      // Claims first: a pod listed after them that was already seen before existed when they were listed.
+      Set<String> seenBefore = Set.copyOf(pods.keySet());
       Api.Reply claims = api.get(Paths.core(NS, "persistentvolumeclaims"));
+      Api.Reply list = api.get(Paths.core(NS, "pods"));
       expectNoInternalError(list, "GET pods");
       expectNoInternalError(claims, "GET persistentvolumeclaims");
       if (list.code() != 200 || claims.code() != 200) {
@@ -373,15 +383,40 @@ class FaultInjectionIT {
             Instant.parse(pod.at("/metadata/creationTimestamp").asText()).toEpochMilli(),
             old != null && old.readySinceMillis() > 0 ? old.readySinceMillis() : readySince));
       }
-      // No PVC is ever deleted (the retention policy is Retain) or replaced.
       Map<String, String> now = new HashMap<>();
       claims.json().path("items").forEach(c -> now.put(c.at("/metadata/name").asText(), c.at("/metadata/uid").asText()));
+      // No PVC of a Retain set is ever deleted or replaced; the reclaiming set's go only once their pod is gone.
       pvcs.forEach((name, uid) -> {
-        if (!uid.equals(now.get(name))) {
+        if (!name.startsWith("www-" + RECLAIMING_SET + "-") && !uid.equals(now.get(name))) {
           violations.add("PVC " + name + " " + (now.containsKey(name) ? "replaced" : "deleted"));
         }
       });
+      // Never a pod without its PVC: a pod that existed before the claims were listed must find its own there.
+      for (JsonNode pod : list.json().path("items")) {
+        String claim = "www-" + pod.at("/metadata/name").asText();
+        if (seenBefore.contains(pod.at("/metadata/uid").asText()) && !now.containsKey(claim)) {
+          violations.add("PVC " + claim + " missing while its pod " + pod.at("/metadata/uid").asText() + " exists");
+        }
+      }
       pvcs.putAll(now);
+    }
+
+    /** After convergence the reclaiming set has exactly the PVCs of its ordinals; the others at least those. */
+    void checkClaimsMatchReplicas() {
+      Set<String> claims = new TreeSet<>();
+      api.get(Paths.core(NS, "persistentvolumeclaims")).json().path("items")
+          .forEach(c -> claims.add(c.at("/metadata/name").asText()));
+      for (String set : sets) {
+        int replicas = api.set(NS, set).at("/spec/replicas").asInt();
+        Set<String> expected = new TreeSet<>();
+        for (int i = 0; i < replicas; i++) {
+          expected.add("www-" + set + "-" + i);
+        }
+        Set<String> actual = new TreeSet<>(claims.stream().filter(c -> c.startsWith("www-" + set + "-")).toList());
+        if (set.equals(RECLAIMING_SET) ? !actual.equals(expected) : !actual.containsAll(expected)) {
+          violations.add("PVCs of " + set + " with " + replicas + " replicas: " + actual);
+        }
+      }
     }
 
     void finalChecks() {
@@ -389,6 +424,7 @@ class FaultInjectionIT {
       sampleProcesses();
       checkOrderedCreation();
       checkCreateDeleteLog();
+      checkClaimsMatchReplicas();
       checkWorkflows();
     }
 
@@ -459,7 +495,7 @@ class FaultInjectionIT {
     String report = """
         # Fault injection: %d service kills (seed %d)
 
-        - sets: %s (sim driver) and %s (local driver, real processes)
+        - sets: %s (sim driver; %s with PVC retention Delete/Delete) and %s (local driver, real processes)
         - faulting for %.0f s; time to converge after the last fault: %.1f s
         - invariant samples: %d API samples, %d process samples; pods seen: %d; PVCs seen: %d
         - invariant violations: %d; ordering checks without a sampled predecessor: %d
@@ -469,7 +505,7 @@ class FaultInjectionIT {
         %s
         Reproduce: `./ordinal mvn verify -pl app -am -Dsurefire.skip=true -Dit.test=FaultInjectionIT \\
         -Dordinal.faults.kills=%d -Dordinal.faults.seed=%d`
-        """.formatted(KILLS, SEED, SIM_SETS, LOCAL_SET, faulting.toMillis() / 1000.0, converge.toMillis() / 1000.0,
+        """.formatted(KILLS, SEED, SIM_SETS, RECLAIMING_SET, LOCAL_SET, faulting.toMillis() / 1000.0, converge.toMillis() / 1000.0,
         checker.samples, checker.processSamples, checker.pods.size(), checker.pvcs.size(), violations.size(),
         checker.unverifiedOrdering, faultRows, KILLS, SEED);
     Path out = Path.of("target", "benchmarks", "fault-injection.md");
