@@ -7,7 +7,9 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.ClaimOwners;
+import io.ordinal.kube.Labels;
 import io.ordinal.kube.MaxUnavailable;
+import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;
@@ -21,6 +23,7 @@ import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.pods.PodLifecycle;
+import io.ordinal.store.MemberStore;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.PvcRow;
 import io.ordinal.store.Repositories;
@@ -39,10 +42,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 @Singleton
 public class SetActivitiesImpl implements SetActivities {
-  private static final String PROGRESSING = "Progressing";
   private final StatefulSetStore sets;
   private final RevisionStore revisions;
   private final PodStore pods;
@@ -50,6 +53,7 @@ public class SetActivitiesImpl implements SetActivities {
   private final DriverRegistry drivers;
   private final Repositories.Pvcs pvcs;
   private final PodLifecycle lifecycle;
+  private final MemberStore members;
 
   /** Removes the set's ownerReferences from its claims, as the garbage collector does for an orphaning delete. */
   private void releaseClaims(StatefulSet set, List<PvcRow> claims) {
@@ -65,7 +69,8 @@ public class SetActivitiesImpl implements SetActivities {
   }
 
   public SetActivitiesImpl(StatefulSetStore sets, RevisionStore revisions, PodStore pods, EventRecorder events,
-      DriverRegistry drivers, Repositories.Pvcs pvcs, PodLifecycle lifecycle) {
+      DriverRegistry drivers, Repositories.Pvcs pvcs, PodLifecycle lifecycle, MemberStore members) {
+    this.members = members;
     this.pvcs = pvcs;
     this.lifecycle = lifecycle;
     this.sets = sets;
@@ -111,7 +116,15 @@ public class SetActivitiesImpl implements SetActivities {
         StatefulSetFields.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
         rolling, partition, maxUnavailable, status.currentRevision(), update.get().name(), observed,
         RolloutControls.of(set, update.get().rolledBack()), StatefulSetFields.ordinalStart(set),
-        claimsToDelete(claims));
+        claimsToDelete(claims), null, null, null);
+    Optional<MemberHookSpec> hooks = MemberHookSpec.of(set.getMetadata());
+    if (hooks.isPresent()) {
+      // Members: those recorded, and every ordinal that has a pod (pods made before the hooks existed).
+      Set<Integer> memberOrdinals = new TreeSet<>(members.ordinals(key.namespace(), key.name()));
+      rows.forEach(row -> memberOrdinals.add(row.ordinal()));
+      snapshot = snapshot.withMembership(hooks.get().timings(), List.copyOf(memberOrdinals),
+          Labels.annotation(set.getMetadata(), Labels.HELD_HOOK_ANNOTATION));
+    }
     boolean statusChanged = !KubeJson.write(StatusCalculator.toObject(status, previous.getConditions()))
         .equals(KubeJson.write(previous));
     boolean historyOverLimit = !RevisionStore.prunable(history, spec.getRevisionHistoryLimit(),
@@ -199,30 +212,9 @@ public class SetActivitiesImpl implements SetActivities {
 
   @Override
   public void setProgressing(ProgressingCondition condition) {
-    SetKey key = condition.set();
-    Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
-    if (found.isEmpty()) {
-      return;
-    }
-    StatefulSet set = found.get();
-    StatefulSetStatus status = set.getStatus();
-    List<StatefulSetCondition> conditions = new ArrayList<>(
-        status.getConditions() == null ? List.of() : status.getConditions());
-    String value = condition.progressing() ? "True" : "False";
-    StatefulSetCondition old = conditions.stream().filter(c -> PROGRESSING.equals(c.getType())).findFirst().orElse(null);
-    if (old != null && value.equals(old.getStatus()) && condition.reason().equals(old.getReason())
-        && condition.message().equals(old.getMessage())) {
-      return;
-    }
-    String now = KubeJson.timestamp(Instant.now());
-    conditions.remove(old);
-    conditions.add(new StatefulSetCondition(old != null && value.equals(old.getStatus()) ? old.getLastTransitionTime() : now,
-        condition.message(), condition.reason(), value, PROGRESSING));
-    status.setConditions(conditions);
-    sets.writeStatus(key.namespace(), key.name(), status);
-    events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(),
-        condition.progressing() ? EventRecorder.NORMAL : EventRecorder.WARNING, condition.reason(), condition.message());
+    SetConditions.set(sets, events, condition.set(), SetConditions.PROGRESSING, condition.progressing(), condition.reason(), condition.message());
   }
+
 
   @Override
   public boolean rollBack(Rollback request) {
@@ -256,6 +248,34 @@ public class SetActivitiesImpl implements SetActivities {
   }
 
   @Override
+  public void holdForFailedHook(HookFailure failure) {
+    SetKey key = failure.set();
+    String held = failure.hook() + " hook of " + failure.podName() + " failed";
+    for (int attempt = 1; ; attempt++) {
+      Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
+      if (found.isEmpty() || found.get().getMetadata().getDeletionTimestamp() != null
+          || held.equals(Labels.annotation(found.get().getMetadata(), Labels.HELD_HOOK_ANNOTATION))) {
+        return;
+      }
+      StatefulSet set = found.get();
+      Map<String, String> annotations = new HashMap<>(Labels.annotations(set.getMetadata()));
+      annotations.put(Labels.HELD_HOOK_ANNOTATION, held);
+      set.getMetadata().setAnnotations(annotations);
+      try {
+        sets.update(set, Long.parseLong(set.getMetadata().getResourceVersion()));
+      } catch (StoreException e) {
+        if (e.reason() == StoreException.Reason.CONFLICT && attempt < 5) {
+          continue;
+        }
+        throw e;
+      }
+      SetConditions.set(sets, events, key, SetConditions.MEMBERSHIP_HOOK, false, "MemberHookFailed", held + ": " + failure.message()
+          + "; membership changes are held until the set is resumed (kubectl ordinal resume)");
+      return;
+    }
+  }
+
+  @Override
   public void claimOperation(OperationClaim claim) {
     sets.setActiveOperation(claim.set().namespace(), claim.set().name(), claim.workflowId());
   }
@@ -285,6 +305,7 @@ public class SetActivitiesImpl implements SetActivities {
       }
     }
     sets.remove(key.namespace(), key.name());
+    members.forget(key.namespace(), key.name());
     drivers.setRemoved(key.namespace(), key.name());
   }
 }

@@ -42,6 +42,11 @@ public interface PodDriver {
     throw new ExecRefusedException("exec is not supported for pods of the " + name() + " driver");
   }
 
+  /** The stable address of a pod identity, allocated if it has none yet; empty for drivers without one. */
+  default Optional<String> stableAddress(String namespace, String setName, String podName) {
+    return Optional.empty();
+  }
+
   /**
    * A claim is deleted and no pod uses it: removes its volume and the data in it. Idempotent; a
    * driver that keeps no volumes has nothing to do.

@@ -11,6 +11,12 @@ public final class Labels {
 
   /** Chooses the driver that runs a set's pods ({@code sim}, later {@code local}, {@code kubernetes}). */
   public static final String DRIVER_ANNOTATION = "ordinal.io/driver";
+  /** The cluster domain of stable network names: {@code <pod>.<service>.<namespace>.svc.<domain>}. */
+  public static final String CLUSTER_DOMAIN = "cluster.local";
+  /** A membership hook that failed and holds membership changes until the set is resumed. */
+  public static final String HELD_HOOK_ANNOTATION = "ordinal.io/held-hook";
+  /** Why a pod is being deleted: ScaleDown, Update, Delete or Recreate (seed 002's "termination reason"). */
+  public static final String TERMINATION_REASON_ANNOTATION = "ordinal.io/termination-reason";
 
   /** How long a rollout may go without a pod becoming available on its target revision (seconds). */
   public static final String PROGRESS_DEADLINE_ANNOTATION = "ordinal.io/progress-deadline-seconds";

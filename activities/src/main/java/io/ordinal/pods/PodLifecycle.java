@@ -10,6 +10,7 @@ import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.ClaimOwners;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.PodSnapshot;
@@ -18,6 +19,7 @@ import io.ordinal.podsecurity.PodSecurity;
 import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
+import io.ordinal.store.MemberStore;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.PvcRow;
@@ -53,11 +55,13 @@ public class PodLifecycle {
   private final DriverRegistry drivers;
   private final TransactionOperations<Connection> tx;
   private final PodSecurityAdmission podSecurity;
+  private final MemberStore members;
 
   public PodLifecycle(StatefulSetStore sets, RevisionStore revisions, PodStore pods, Repositories.Pvcs pvcs,
       EventRecorder events, DriverRegistry drivers, TransactionOperations<Connection> tx,
-      PodSecurityAdmission podSecurity) {
+      PodSecurityAdmission podSecurity, MemberStore members) {
     this.podSecurity = podSecurity;
+    this.members = members;
     this.sets = sets;
     this.revisions = revisions;
     this.pods = pods;
@@ -83,6 +87,9 @@ public class PodLifecycle {
         .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + revision, "MissingRevision"));
     ensureClaims(set, ordinal);
     PodRow created = insertPodIfAbsent(set, template, revision, ordinal);
+    if (created != null && MemberHookSpec.of(set.getMetadata()).isPresent()) {
+      members.join(key.namespace(), key.name(), ordinal); // a pod's ordinal is a member (it founded or joined)
+    }
     if (created != null) {
       drivers.get(created.driver()).start(DriverPod.of(created));
     }
@@ -254,9 +261,21 @@ public class PodLifecycle {
     drivers.get(row.driver()).stop(DriverPod.of(pods.find(key.namespace(), podName).orElse(row)));
   }
 
+  /** Seed 002's "termination reason", as Ordinal tells it to a pod: why it goes, from the deletion's reason. */
+  static String terminationReason(String reason) {
+    if (reason.startsWith("scale down")) {
+      return "ScaleDown";
+    }
+    if (reason.startsWith("update to revision")) {
+      return "Update";
+    }
+    return reason.startsWith("set deleted") ? "Delete" : "Recreate";
+  }
+
   private void markTerminating(SetKey key, PodRow row, String reason) {
     tx.executeWrite(status -> {
       if (pods.markTerminating(row, Instant.now())) {
+        pods.annotate(row, Labels.TERMINATION_REASON_ANNOTATION, terminationReason(reason));
         String setUid = sets.get(key.namespace(), key.name()).map(s -> s.getMetadata().getUid()).orElse(null);
         boolean failed = PodSnapshot.FAILED.equals(row.phase()) || PodSnapshot.SUCCEEDED.equals(row.phase());
         events.record(key.namespace(), "StatefulSet", key.name(), setUid,

@@ -45,6 +45,16 @@ public class PodStore {
     return pods.markTerminating(row.id(), row.uid(), at) > 0;
   }
 
+  /** Sets an annotation on that incarnation ({@code uid}) of the pod. */
+  public void annotate(PodRow row, String key, String value) {
+    Pod pod = KubeJson.read(row.object(), Pod.class);
+    java.util.Map<String, String> annotations = new java.util.LinkedHashMap<>(
+        pod.getMetadata().getAnnotations() == null ? java.util.Map.of() : pod.getMetadata().getAnnotations());
+    annotations.put(key, value);
+    pod.getMetadata().setAnnotations(annotations);
+    pods.updateObject(row.id(), row.uid(), KubeJson.write(pod));
+  }
+
   /**
    * Leaves a deleted set's pods running without an owner (deletion with propagationPolicy Orphan).
    * They keep the set's name, so a set created again under it takes them back, as upstream adopts.

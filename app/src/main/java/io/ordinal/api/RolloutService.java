@@ -50,10 +50,19 @@ public class RolloutService {
     });
   }
 
+  /** Resumes a paused rollout, and membership changes held by a failed hook (any update strategy). */
   public StatefulSet resume(String namespace, String name, WriteOptions options) {
-    requireRollingUpdate(sets.get(namespace, name), "resume");
+    StatefulSet current = sets.get(namespace, name);
+    if (Labels.annotation(current.getMetadata(), Labels.HELD_HOOK_ANNOTATION) == null) {
+      requireRollingUpdate(current, "resume");
+    }
     return sets.patch(namespace, name, options, set -> {
       RolloutControls.setPaused(set, false);
+      if (set.getMetadata().getAnnotations() != null) {
+        Map<String, String> annotations = new LinkedHashMap<>(set.getMetadata().getAnnotations());
+        annotations.remove(Labels.HELD_HOOK_ANNOTATION);
+        set.getMetadata().setAnnotations(annotations);
+      }
       return set;
     });
   }

@@ -2,6 +2,7 @@ package io.ordinal.temporal;
 
 import io.micronaut.context.event.ApplicationEventListener;
 import io.micronaut.runtime.server.event.ServerStartupEvent;
+import io.ordinal.activities.HookActivitiesImpl;
 import io.ordinal.activities.PodActivitiesImpl;
 import io.ordinal.activities.SetActivitiesImpl;
 import io.ordinal.driver.DriverRegistry;
@@ -39,12 +40,15 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
   private final WorkflowClient client;
   private final SetActivitiesImpl setActivities;
   private final PodActivitiesImpl podActivities;
+  private final HookActivitiesImpl hookActivities;
   private final DriverRegistry drivers;
   private final SetSignals signals;
   private volatile boolean started;
 
   public WorkerLifecycle(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client,
-      SetActivitiesImpl setActivities, PodActivitiesImpl podActivities, DriverRegistry drivers, SetSignals signals) {
+      SetActivitiesImpl setActivities, PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities,
+      DriverRegistry drivers, SetSignals signals) {
+    this.hookActivities = hookActivities;
     this.factory = factory;
     this.stubs = stubs;
     this.client = client;
@@ -60,7 +64,7 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
     Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE,
         WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
-    worker.registerActivitiesImplementations(setActivities, podActivities);
+    worker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     factory.start();
     drivers.recoverAll();
     signals.nudgeAll();

@@ -9,6 +9,10 @@ import java.util.List;
  * @param ordinalStart {@code spec.ordinals.start}: the first ordinal of the set
  * @param claimsToDelete claims that must go now: owned by a pod that is gone (whenScaled: Delete), or
  *     deleted by a user and no longer used by a pod (upstream's pvc-protection finalizer released)
+ * @param hooks the membership hooks ({@code ordinal.io/member-hooks}); {@link MemberHooks#NONE} without
+ * @param members with hooks: the ordinals that are members (joined through a hook, founded the set, or
+ *     have a pod); a new ordinal joins through the preCreate hook, a condemned member leaves through preDelete
+ * @param heldHook a hook that failed and holds membership changes until the set is resumed; null if none
  */
 public record SetSnapshot(
     SetKey key,
@@ -26,11 +30,16 @@ public record SetSnapshot(
     List<PodSnapshot> pods,
     RolloutControl rollout,
     int ordinalStart,
-    List<String> claimsToDelete) {
+    List<String> claimsToDelete,
+    MemberHooks hooks,
+    List<Integer> members,
+    String heldHook) {
 
   public SetSnapshot {
     // Absent in observations recorded before these fields existed: their defaults keep the old plans.
     claimsToDelete = claimsToDelete == null ? List.of() : List.copyOf(claimsToDelete);
+    hooks = hooks == null ? MemberHooks.NONE : hooks;
+    members = members == null ? List.of() : List.copyOf(members);
   }
 
   /** A snapshot with the default rollout control (not paused, default deadline, no auto-rollback). */
@@ -38,22 +47,32 @@ public record SetSnapshot(
       int minReadySeconds, boolean rollingUpdate, int partition, int maxUnavailable, String currentRevision,
       String updateRevision, List<PodSnapshot> pods) {
     this(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate, partition,
-        maxUnavailable, currentRevision, updateRevision, pods, RolloutControl.DEFAULT, 0, List.of());
+        maxUnavailable, currentRevision, updateRevision, pods, RolloutControl.DEFAULT, 0, List.of(), null, null, null);
   }
 
   public SetSnapshot withRollout(RolloutControl control) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
-        partition, maxUnavailable, currentRevision, updateRevision, pods, control, ordinalStart, claimsToDelete);
+        partition, maxUnavailable, currentRevision, updateRevision, pods, control, ordinalStart, claimsToDelete, hooks,
+        members, heldHook);
   }
 
   public SetSnapshot withOrdinalStart(int start) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
-        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, start, claimsToDelete);
+        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, start, claimsToDelete, hooks, members,
+        heldHook);
   }
 
   public SetSnapshot withClaimsToDelete(List<String> claims) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
-        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claims);
+        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claims, hooks, members,
+        heldHook);
+  }
+
+  /** With membership hooks, the ordinals that are members, and the failed hook that holds changes (or null). */
+  public SetSnapshot withMembership(MemberHooks memberHooks, List<Integer> memberOrdinals, String held) {
+    return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
+        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
+        memberHooks, memberOrdinals, held);
   }
 
   /** Upstream {@code podInOrdinalRange}: the set's pods are ordinals [ordinals.start, ordinals.start + replicas). */

@@ -19,6 +19,13 @@ public sealed interface Action {
   /** Delete claim {@code claimName} and its volume; {@code reason} ends up in the event. */
   record DeleteClaim(String claimName, String reason) implements Action {}
 
+  /**
+   * Run membership hook {@code hook} ({@code PreCreate} or {@code PreDelete}) for member
+   * {@code ordinal}; {@code reason} ({@code ScaleUp}, {@code ScaleDown}, {@code Delete}) is passed to it.
+   * The pod action that follows it in the plan runs only if it succeeds.
+   */
+  record RunHook(String hook, int ordinal, String podName, String reason) implements Action {}
+
   /** The set is being deleted and has no pods left: remove the set itself (PVCs are kept). */
   record FinishDeletion() implements Action {}
 }

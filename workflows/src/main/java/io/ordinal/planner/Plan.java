@@ -15,12 +15,12 @@ import java.util.List;
 public record Plan(List<Action> actions, boolean converged, long wakeAtMillis, String waitingFor) {
 
   /**
-   * True when the plan only touches claims: no pod change will follow to wake the workflow, so it
-   * observes again at once instead of waiting.
+   * True when the plan only touches claims or membership: no pod change will follow to wake the
+   * workflow, so it observes again at once instead of waiting.
    */
   public boolean observeAgainAtOnce() {
-    return !actions.isEmpty() && actions.stream()
-        .allMatch(a -> a instanceof Action.UpdateClaimOwners || a instanceof Action.DeleteClaim);
+    return !actions.isEmpty() && actions.stream().allMatch(a -> a instanceof Action.UpdateClaimOwners
+        || a instanceof Action.DeleteClaim || a instanceof Action.RunHook);
   }
 
   /** This plan with {@code earlier} actions done first. */

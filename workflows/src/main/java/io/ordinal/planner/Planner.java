@@ -1,5 +1,6 @@
 package io.ordinal.planner;
 
+import io.ordinal.model.MemberHooks;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetSnapshot;
 import java.util.ArrayList;
@@ -43,8 +44,12 @@ public final class Planner {
     Pass pass = new Pass(set, nowMillis);
     pass.deleteClaims();
     List<Integer> ordinals = IntStream.range(set.ordinalStart(), set.endOrdinal()).boxed().toList();
+    List<Integer> departedMembers = set.hooks().preDelete() == null ? List.of() : set.members().stream()
+        .filter(ordinal -> !set.inRange(ordinal) && set.pods().stream().noneMatch(p -> p.ordinal() == ordinal))
+        .sorted(Comparator.reverseOrder()).toList();
     if (pass.runForAll(ordinals, ordinal -> pass.processReplica(ordinal, byOrdinal.get(ordinal)))
-        || pass.runForAll(condemned, pod -> pass.processCondemned(pod, condemned))) {
+        || pass.runForAll(condemned, pod -> pass.processCondemned(pod, condemned))
+        || pass.runForAll(departedMembers, pass::leaveWithoutPod)) {
       return pass.plan();
     }
     if (set.rollingUpdate() && pass.podActions() == 0) {
@@ -100,6 +105,9 @@ public final class Planner {
     final List<Action> actions = new ArrayList<>();
     private String waitingFor = "";
     private long wakeAt;
+    /** Membership changes one at a time, even under Parallel. */
+    private boolean hookPlanned;
+    private boolean founded;
 
     Pass(SetSnapshot set, long nowMillis) {
       this.set = set;
@@ -141,7 +149,8 @@ public final class Planner {
 
     int podActions() {
       return (int) actions.stream()
-          .filter(a -> a instanceof Action.CreatePod || a instanceof Action.DeletePod).count();
+          .filter(a -> a instanceof Action.CreatePod || a instanceof Action.DeletePod || a instanceof Action.RunHook)
+          .count();
     }
 
     /** Upstream {@code processReplica}: an ordinal of the range must have a healthy, available pod. */
@@ -152,6 +161,12 @@ public final class Planner {
         actions.add(new Action.UpdateClaimOwners(ordinal, name));
       }
       if (pod == null) {
+        if (set.hooks().preCreate() != null && !set.members().contains(ordinal)) {
+          Step held = set.members().isEmpty() ? found(name) : runHook(MemberHooks.PRE_CREATE, ordinal, name, "ScaleUp");
+          if (held != null) {
+            return held;
+          }
+        }
         actions.add(new Action.CreatePod(ordinal, revisionFor(set, ordinal)));
         return Step.acted("pod " + name + " to be Running and Ready");
       }
@@ -196,12 +211,49 @@ public final class Planner {
           return Step.waitFor("pod " + firstUnhealthy.name() + " to be healthy before scaling down");
         }
       }
+      if (set.hooks().preDelete() != null && set.members().contains(pod.ordinal())) {
+        Step held = runHook(MemberHooks.PRE_DELETE, pod.ordinal(), pod.name(), "ScaleDown");
+        if (held != null) {
+          return held;
+        }
+      }
       if (pod.claimsStale()) {
         // Before the pod goes: with whenScaled: Delete its claims must be owned by it, to go with it.
         actions.add(new Action.UpdateClaimOwners(pod.ordinal(), pod.name()));
       }
       actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));
       return Step.acted("pod " + pod.name() + " to terminate");
+    }
+
+    /** A condemned member whose pod is already gone still leaves through its preDelete hook. */
+    Step leaveWithoutPod(int ordinal) {
+      Step held = runHook(MemberHooks.PRE_DELETE, ordinal, set.key().podName(ordinal), "ScaleDown");
+      return held != null ? held : Step.acted("member " + set.key().podName(ordinal) + " to have left");
+    }
+
+    /**
+     * Plans a membership hook, one at a time; null when it was planned, else the step that waits:
+     * for a held (failed) hook to be resumed, or for the membership change already planned.
+     */
+    Step runHook(String hook, int ordinal, String podName, String reason) {
+      if (set.heldHook() != null) {
+        return Step.waitFor("the set to be resumed (" + set.heldHook() + ")");
+      }
+      if (hookPlanned) {
+        return Step.waitFor("the membership change before " + podName);
+      }
+      hookPlanned = true;
+      actions.add(new Action.RunHook(hook, ordinal, podName, reason));
+      return null;
+    }
+
+    /** A set without members is founded by one pod, which joins no one; the others join it. */
+    Step found(String podName) {
+      if (founded) {
+        return Step.waitFor("the founding member to be created before " + podName);
+      }
+      founded = true;
+      return null;
     }
 
     Plan plan() {
@@ -257,18 +309,24 @@ public final class Planner {
    * the retention policy gives to it ({@code whenDeleted: Delete}).
    */
   private static Plan planDeletion(SetSnapshot set) {
-    Pass claims = new Pass(set, 0);
-    claims.deleteClaims();
+    Pass pass = new Pass(set, 0);
+    pass.deleteClaims();
     PodSnapshot highest = set.pods().stream().max(Comparator.comparingInt(PodSnapshot::ordinal)).orElse(null);
     if (highest == null) {
-      return new Plan(List.of(new Action.FinishDeletion()), false, 0, "the set to be removed").after(claims.actions);
+      return new Plan(List.of(new Action.FinishDeletion()), false, 0, "the set to be removed").after(pass.actions);
     }
     if (highest.terminating()) {
-      return new Plan(List.of(), false, 0, "pod " + highest.name() + " to terminate").after(claims.actions);
+      return new Plan(List.of(), false, 0, "pod " + highest.name() + " to terminate").after(pass.actions);
+    }
+    if (set.hooks().preDelete() != null && set.members().contains(highest.ordinal())) {
+      Step held = pass.runHook(MemberHooks.PRE_DELETE, highest.ordinal(), highest.name(), "Delete");
+      if (held != null) {
+        return new Plan(List.of(), false, 0, held.waitingFor()).after(pass.actions);
+      }
     }
     return new Plan(
         List.of(new Action.DeletePod(highest.ordinal(), highest.name(), "set deleted")),
-        false, 0, "pod " + highest.name() + " to terminate").after(claims.actions);
+        false, 0, "pod " + highest.name() + " to terminate").after(pass.actions);
   }
 
   /** True when a pod of the range runs another revision than the one its ordinal should run. */

@@ -30,4 +30,25 @@ final class ActivityStubs {
                 .build())
             .build());
   }
+
+  /**
+   * A membership hook: one attempt may take {@code timeoutSeconds}, heartbeats every few seconds (so
+   * a crashed worker's attempt is retried within {@link #HOOK_HEARTBEAT}), and {@code maxAttempts}
+   * attempts back off exponentially from {@code backoffSeconds}.
+   */
+  static HookActivities hooks(io.ordinal.model.MemberHooks.Timing timing) {
+    return Workflow.newActivityStub(HookActivities.class, io.temporal.activity.ActivityOptions.newBuilder()
+        .setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE)
+        .setStartToCloseTimeout(Duration.ofSeconds(timing.timeoutSeconds() + 30L))
+        .setHeartbeatTimeout(HOOK_HEARTBEAT)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofSeconds(Math.max(1, timing.backoffSeconds())))
+            .setBackoffCoefficient(2)
+            .setMaximumInterval(Duration.ofMinutes(5))
+            .setMaximumAttempts(Math.max(1, timing.maxAttempts()))
+            .build())
+        .build());
+  }
+
+  static final Duration HOOK_HEARTBEAT = Duration.ofSeconds(30);
 }

@@ -5,9 +5,11 @@ import io.ordinal.model.SetSnapshot;
 import io.ordinal.planner.Action;
 import io.ordinal.planner.Plan;
 import io.ordinal.planner.Planner;
+import io.ordinal.workflow.SetActivities.HookFailure;
 import io.ordinal.workflow.SetActivities.OperationClaim;
 import io.ordinal.workflow.SetActivities.ProgressingCondition;
 import io.ordinal.workflow.SetActivities.Rollback;
+import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.Objects;
@@ -28,8 +30,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   /** Set by the pause fence; cleared by the next observation, which reads the stored pause. */
   private boolean pauseRequested;
   private String waitingFor = "";
-  private static final int MAX_CLAIM_ONLY_PASSES = 3;
-  private int claimOnlyPasses;
+  private static final int MAX_IMMEDIATE_PASSES = 3;
+  private int immediatePasses;
 
   @Override
   public String run(OperationInput input) {
@@ -67,10 +69,13 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         return "converged at generation " + set.generation() + ": " + set.replicas() + " replicas"
             + (rollout ? " at revision " + set.updateRevision() : "");
       }
+      boolean hookFailed = false;
+      Action previous = null;
       for (Action action : plan.actions()) {
-        if (pauseRequested) {
-          break; // observe again: the stored spec now says paused
+        if (hookFailed || (pauseRequested && !(previous instanceof Action.RunHook))) {
+          break; // observe again: the stored spec now says paused (a hook's pod action is done first)
         }
+        previous = action;
         switch (action) {
           case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
           case Action.DeletePod delete -> steps.deletePod(key, delete.podName(), delete.reason());
@@ -78,6 +83,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
               new PodActivities.ClaimOwners(key, owners.ordinal(), owners.podName()));
           case Action.DeleteClaim claim -> steps.pods.deleteClaim(
               new PodActivities.ClaimDeletion(key, claim.claimName(), claim.reason()));
+          case Action.RunHook hook -> hookFailed = !runHook(key, set, hook);
           case Action.FinishDeletion finish -> {
             steps.set.finishDeletion(key);
             return "StatefulSet " + key + " deleted";
@@ -85,12 +91,12 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         }
       }
       steps.publishStatus();
-      // Only claims changed: no pod event will come to wake us. Bounded, so that a claim an activity
-      // cannot change (owned by another controller) costs a timer, not a busy loop.
-      if (plan.observeAgainAtOnce() && !pauseRequested && claimOnlyPasses++ < MAX_CLAIM_ONLY_PASSES) {
+      // Only claims or membership changed (or a hook failed): no pod event will come to wake us. Bounded,
+      // so that a claim an activity cannot change (owned by another controller) costs a timer, not a busy loop.
+      if ((hookFailed || plan.observeAgainAtOnce()) && !pauseRequested && immediatePasses++ < MAX_IMMEDIATE_PASSES) {
         continue;
       }
-      claimOnlyPasses = 0;
+      immediatePasses = 0;
       waitingFor = plan.waitingFor();
       Workflow.setCurrentDetails(details(input, set, progress, now));
       long wakeAt = earliest(plan.wakeAtMillis(), deadline);
@@ -100,6 +106,24 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         Workflow.await(Workflow::isEveryHandlerFinished);
         Workflow.continueAsNew(input.withProgress(progress));
       }
+    }
+  }
+
+  /**
+   * Runs a membership hook; true when it succeeded. When it fails for good, membership changes are
+   * held until the set is resumed and the pod action that depended on it is not taken.
+   */
+  private boolean runHook(SetKey key, SetSnapshot set, Action.RunHook hook) {
+    waitingFor = hook.hook() + " hook of " + hook.podName() + " (" + hook.reason() + ")";
+    Workflow.setCurrentDetails("running the " + waitingFor);
+    try {
+      ActivityStubs.hooks(set.hooks().timing(hook.hook())).runHook(
+          new HookActivities.HookRun(key, hook.hook(), hook.ordinal(), hook.podName(), hook.reason()));
+      return true;
+    } catch (ActivityFailure failure) {
+      Throwable cause = failure.getCause() == null ? failure : failure.getCause();
+      steps.set.holdForFailedHook(new HookFailure(key, hook.hook(), hook.podName(), cause.getMessage()));
+      return false;
     }
   }
 

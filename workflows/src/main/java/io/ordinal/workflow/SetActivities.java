@@ -52,6 +52,13 @@ public interface SetActivities {
   @ActivityMethod
   boolean rollBack(Rollback request);
 
+  /**
+   * A membership hook failed for good: holds membership changes (annotation {@code ordinal.io/held-hook})
+   * until the set is resumed, with a {@code MembershipHook} condition and a warning event.
+   */
+  @ActivityMethod
+  void holdForFailedHook(HookFailure failure);
+
   /** Removes a set that is being deleted and has no pods left. PVCs are kept. */
   @ActivityMethod
   void finishDeletion(SetKey key);
@@ -73,4 +80,6 @@ public interface SetActivities {
   record ProgressingCondition(SetKey set, boolean progressing, String reason, String message) {}
 
   record Rollback(SetKey set, String failedRevision, String toRevision, String reason) {}
+
+  record HookFailure(SetKey set, String hook, String podName, String message) {}
 }

@@ -2,6 +2,7 @@ package io.ordinal.planner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ordinal.model.MemberHooks;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
@@ -245,6 +246,59 @@ class PlannerTest {
     assertEquals(expected, render(plan) + (plan.observeAgainAtOnce() ? " ✗" : ""));
   }
 
+  static final MemberHooks HOOKS = new MemberHooks(new MemberHooks.Timing(60, 3, 2), new MemberHooks.Timing(60, 3, 2));
+
+  static Stream<Arguments> membership() {
+    return Stream.of(
+        // name, replicas, parallel, pods, members (recorded), held, expected
+        Arguments.of("the first pod founds the set: no hook", 3, false, "", "", false, "+0"),
+        Arguments.of("a new ordinal joins through preCreate, then its pod is made", 3, false, "0R", "0", false,
+            "hook:PreCreate:1:ScaleUp +1"),
+        Arguments.of("a member's pod recreated after a deletion joins no one", 3, false, "0R 2R", "0 1 2", false, "+1"),
+        Arguments.of("a condemned member leaves through preDelete before its pod is deleted", 1, false, "0R 1R", "0 1",
+            false, "hook:PreDelete:1:ScaleDown -1"),
+        Arguments.of("a pod made before the hooks existed counts as a member", 1, false, "0R 1R", "", false,
+            "hook:PreDelete:1:ScaleDown -1"),
+        Arguments.of("a condemned member whose pod is gone still leaves", 1, false, "0R", "0 1", false,
+            "hook:PreDelete:1:ScaleDown ✗"),
+        Arguments.of("Parallel: one founder at a time", 3, true, "", "", false, "+0"),
+        Arguments.of("Parallel: one membership change at a time", 4, true, "0R", "0", false,
+            "hook:PreCreate:1:ScaleUp +1"),
+        Arguments.of("Parallel: scale down one member at a time", 1, true, "0R 1R 2R", "0 1 2", false,
+            "hook:PreDelete:2:ScaleDown -2"),
+        Arguments.of("a failed hook holds joining until resumed", 3, false, "0R", "0", true, ""),
+        Arguments.of("a failed hook holds leaving until resumed", 1, false, "0R 1R", "0 1", true, ""),
+        Arguments.of("a held hook does not hold what needs no hook", 2, false, "1R", "0 1", true, "+0"));
+  }
+
+  @ParameterizedTest(name = "membership: {0}")
+  @MethodSource("membership")
+  void membership(String name, int replicas, boolean parallel, String pods, String members, boolean held,
+      String expected) {
+    java.util.Set<Integer> memberOrdinals = new java.util.TreeSet<>();
+    for (String m : members.trim().split("\\s+")) {
+      if (!m.isEmpty()) {
+        memberOrdinals.add(Integer.parseInt(m));
+      }
+    }
+    pods(pods).forEach(p -> memberOrdinals.add(p.ordinal())); // as the observation counts them
+    SetSnapshot set = set(replicas, parallel, 0, pods).withMembership(HOOKS, List.copyOf(memberOrdinals),
+        held ? "PreCreate hook of web-1 failed" : null);
+    Plan plan = Planner.plan(set, NOW);
+    assertEquals(expected, render(plan) + (plan.observeAgainAtOnce() ? " ✗" : ""));
+    if (held && expected.isEmpty()) {
+      Assertions.assertTrue(plan.waitingFor().contains("resumed"), plan.waitingFor());
+    }
+  }
+
+  @Test
+  void deletingASetRunsEachMembersPreDeleteWithReasonDelete() {
+    SetSnapshot set = deleting("0R 1R").withMembership(HOOKS, List.of(0, 1), null);
+    assertEquals("hook:PreDelete:1:Delete -1", render(Planner.plan(set, NOW)));
+    SetSnapshot withoutHooks = deleting("0R 1R");
+    assertEquals("-1", render(Planner.plan(withoutHooks, NOW)));
+  }
+
   @Test
   void aDeletedSetsOrphanedClaimsGoBeforeItFinishes() {
     SetSnapshot set = deleting("").withClaimsToDelete(List.of("data-web-2"));
@@ -296,6 +350,7 @@ class PlannerTest {
         case Action.FinishDeletion f -> "done";
         case Action.UpdateClaimOwners o -> "owners" + o.ordinal();
         case Action.DeleteClaim c -> "claim:" + c.claimName();
+        case Action.RunHook h -> "hook:" + h.hook() + ":" + h.ordinal() + ":" + h.reason();
       });
     }
     if (plan.converged()) {

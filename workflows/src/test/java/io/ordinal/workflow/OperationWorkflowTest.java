@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
 import io.grpc.StatusRuntimeException;
+import io.ordinal.model.MemberHooks;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
@@ -105,6 +106,61 @@ class OperationWorkflowTest {
     long took = env.currentTimeMillis() - start;
     assertTrue(took < OperationWorkflowImpl.SAFETY_POLL.toMillis(),
         "a claim-only step observed again at once, not after the safety poll: " + took + " ms");
+  }
+
+  static final MemberHooks HOOKS = new MemberHooks(new MemberHooks.Timing(60, 3, 1), new MemberHooks.Timing(60, 3, 1));
+
+  @Test
+  void membersJoinThroughPreCreateAndLeaveThroughPreDeleteInOrderAndTheHistoryReplays() throws Exception {
+    world.hooks = HOOKS;
+    world.replicas = 3;
+    startController();
+    assertTrue(operationResult(1).startsWith("converged"));
+    assertEquals(List.of("+web-0@a", "hook:PreCreate:web-1", "+web-1@a", "hook:PreCreate:web-2", "+web-2@a"), world.log);
+    world.replicas = 1;
+    world.generation = 2;
+    world.log.clear();
+    signalSpecChanged();
+    assertTrue(operationResult(2).startsWith("converged"));
+    assertEquals(List.of("hook:PreDelete:web-2", "-web-2", "hook:PreDelete:web-1", "-web-1"), world.log);
+    assertEquals(Set.of(0), world.members);
+    // A worker that crashed anywhere in it replays this history: no hook runs again, none is skipped.
+    try (TestWorkflowEnvironment replay = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter())) {
+      WorkflowReplayer.replayWorkflowExecution(client.fetchHistory(Operation.SCALE.workflowId(KEY, 2)), replay,
+          StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    }
+  }
+
+  @Test
+  void aFailingHookIsRetriedByItsPolicyBeforeThePodIsCreated() {
+    world.hooks = HOOKS;
+    world.replicas = 2;
+    world.hookFailuresLeft.put("web-1", 2);
+    startController();
+    assertTrue(operationResult(1).startsWith("converged"));
+    assertEquals(List.of("+web-0@a", "hook:PreCreate:web-1", "hook:PreCreate:web-1", "hook:PreCreate:web-1", "+web-1@a"),
+        world.log);
+    assertEquals(null, world.held);
+  }
+
+  @Test
+  void aHookThatFailsForGoodHoldsTheScaleUntilTheSetIsResumed() {
+    world.hooks = HOOKS;
+    world.replicas = 2;
+    world.hookFailuresLeft.put("web-1", 3);
+    startController();
+    for (int i = 0; i < 200 && world.held == null; i++) {
+      env.sleep(Duration.ofSeconds(1));
+    }
+    assertEquals("PreCreate hook of web-1 failed", world.held);
+    env.sleep(Duration.ofMinutes(5)); // held: nothing more happens
+    assertEquals(List.of("+web-0@a", "hook:PreCreate:web-1", "hook:PreCreate:web-1", "hook:PreCreate:web-1",
+        "held:web-1"), world.log);
+    world.held = null; // kubectl ordinal resume
+    world.generation++;
+    signalSpecChanged();
+    assertTrue(operationResult(1).startsWith("converged"));
+    assertEquals(List.of("hook:PreCreate:web-1", "+web-1@a"), world.log.subList(5, world.log.size()));
   }
 
   @Test
@@ -232,7 +288,7 @@ class OperationWorkflowTest {
    * Pods that become Ready the moment they are created (unless their revision is broken) and vanish
    * the moment they are deleted; the current revision advances as upstream's status does.
    */
-  class FakeWorld implements SetActivities, PodActivities {
+  class FakeWorld implements SetActivities, PodActivities, HookActivities {
     volatile int replicas;
     volatile long generation = 1;
     volatile int minReadySeconds;
@@ -249,6 +305,11 @@ class OperationWorkflowTest {
     final List<String> rollbacks = new CopyOnWriteArrayList<>();
     final Map<Integer, Long> createdAt = new TreeMap<>();
     volatile int ordinalStart;
+    volatile MemberHooks hooks = MemberHooks.NONE;
+    volatile String held;
+    final Set<Integer> members = new java.util.TreeSet<>();
+    /** Attempts of a pod's hook that fail before one succeeds. */
+    final Map<String, Integer> hookFailuresLeft = new ConcurrentHashMap<>();
     /** whenScaled: Delete, as the fake world knows it: a condemned pod's claim must be owned by the pod. */
     volatile boolean claimsGoWithCondemnedPods;
     /** Each existing claim's owner, by ordinal: "none" or "pod". */
@@ -275,9 +336,35 @@ class OperationWorkflowTest {
       List<String> claimsToDelete = claimOwners.entrySet().stream()
           .filter(e -> "pod".equals(e.getValue()) && !pods.containsKey(e.getKey()))
           .map(e -> "data-" + key.podName(e.getKey())).toList();
+      java.util.Set<Integer> memberOrdinals = new java.util.TreeSet<>(members);
+      memberOrdinals.addAll(pods.keySet());
       return new Observation(new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
-          currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete),
-          null, false, false, false, false);
+          currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete, hooks,
+          List.copyOf(memberOrdinals), held), null, false, false, false, false);
+    }
+
+    @Override
+    public String runHook(HookRun run) {
+      synchronized (this) {
+        log.add("hook:" + run.hook() + ":" + run.podName());
+        Integer failures = hookFailuresLeft.get(run.podName());
+        if (failures != null && failures > 0) {
+          hookFailuresLeft.put(run.podName(), failures - 1);
+          throw io.temporal.failure.ApplicationFailure.newFailure("etcdctl: context deadline exceeded", "MemberHookFailed");
+        }
+        if (MemberHooks.PRE_CREATE.equals(run.hook())) {
+          members.add(run.ordinal());
+        } else {
+          members.remove(run.ordinal());
+        }
+      }
+      return "ok";
+    }
+
+    @Override
+    public synchronized void holdForFailedHook(HookFailure failure) {
+      held = failure.hook() + " hook of " + failure.podName() + " failed";
+      log.add("held:" + failure.podName());
     }
 
     @Override
@@ -322,6 +409,9 @@ class OperationWorkflowTest {
         boolean ready = !broken.contains(revision);
         pods.put(ordinal, new PodSnapshot(ordinal, key.podName(ordinal), revision, PodSnapshot.RUNNING, ready,
             ready ? now : 0, false));
+        if (hooks.any()) {
+          members.add(ordinal);
+        }
         log.add("+" + key.podName(ordinal) + "@" + revision);
         createdAt.put(ordinal, now);
         if (!ready) {
@@ -351,7 +441,10 @@ class OperationWorkflowTest {
       String podName = request.podName();
       int ordinal = Integer.parseInt(podName.substring(podName.lastIndexOf('-') + 1));
       synchronized (this) {
-        pods.remove(ordinal);
+        // Idempotent, as the real one: a local activity re-run by a retried workflow task finds nothing.
+        if (pods.remove(ordinal) == null) {
+          return;
+        }
         log.add("-" + podName);
       }
       notifyController(request.set(), ordinal);

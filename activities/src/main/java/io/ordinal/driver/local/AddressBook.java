@@ -23,7 +23,7 @@ import java.util.Set;
  */
 @Singleton
 public class AddressBook {
-  public static final String CLUSTER_DOMAIN = "cluster.local";
+  public static final String CLUSTER_DOMAIN = io.ordinal.kube.Labels.CLUSTER_DOMAIN;
   private final Repositories.PodAddresses addresses;
   private final LocalPaths paths;
 

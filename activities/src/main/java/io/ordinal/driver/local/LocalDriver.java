@@ -6,6 +6,7 @@ import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.driver.ExecRequest;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.driver.PodEvents;
+import io.ordinal.kube.Labels;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodRow;
@@ -69,7 +70,7 @@ public class LocalDriver implements PodDriver {
 
   @Override
   public void stop(DriverPod pod) {
-    supervise(pod).requestStop();
+    supervise(pod).requestStop(Labels.annotation(pod.object().getMetadata(), Labels.TERMINATION_REASON_ANNOTATION));
   }
 
   /** Re-adopts every local pod: running processes are taken over, dead ones restarted. */
@@ -82,7 +83,7 @@ public class LocalDriver implements PodDriver {
       DriverPod pod = DriverPod.of(row);
       PodSupervisor supervisor = supervise(pod);
       if (pod.terminating()) {
-        supervisor.requestStop();
+        supervisor.requestStop(Labels.annotation(pod.object().getMetadata(), Labels.TERMINATION_REASON_ANNOTATION));
       }
       resumed.add(supervisor);
     }
@@ -189,6 +190,11 @@ public class LocalDriver implements PodDriver {
   void fail(DriverPod pod, String message) {
     pods.updateStatus(pod.id(), pod.uid(), PodSnapshot.FAILED, false, null, null, message);
     podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());
+  }
+
+  @Override
+  public Optional<String> stableAddress(String namespace, String setName, String podName) {
+    return Optional.of(addresses.addressOf(namespace, setName, podName));
   }
 
   /** Removes the claim's directory; files, not the targets of symlinks a pod left in it. */

@@ -58,6 +58,7 @@ final class PodSupervisor implements Runnable {
   /** Open once this run has published the pod's actual state (or given up on it). */
   private final CountDownLatch reported = new CountDownLatch(1);
   private volatile boolean stopRequested;
+  private volatile String terminationReason;
   private volatile boolean detached;
   private String podIp;
   /** Its name inside the pod; set by {@link #prepare}. */
@@ -87,7 +88,9 @@ final class PodSupervisor implements Runnable {
     return podIp;
   }
 
-  void requestStop() {
+  /** @param reason why the pod goes (its {@code ordinal.io/termination-reason}), told to its preStop hooks */
+  void requestStop(String reason) {
+    terminationReason = reason;
     stopRequested = true;
   }
 
@@ -319,7 +322,11 @@ final class PodSupervisor implements Runnable {
       if (preStop != null && preStop.getExec() != null) {
         var probe = new ProbeBuilder().withExec(preStop.getExec())
             .withTimeoutSeconds((int) Math.max(1, Duration.between(Instant.now(), deadline).toSeconds())).build();
-        ProbeRunner.run(probe, podIp, List.of(), env(spec), process.pid(), user(spec));
+        Map<String, String> env = env(spec);
+        if (terminationReason != null) {
+          env.put("ORDINAL_TERMINATION_REASON", terminationReason); // ScaleDown, Update, Delete or Recreate
+        }
+        ProbeRunner.run(probe, podIp, List.of(), env, process.pid(), user(spec));
       }
       process.signalGroup("TERM");
       while (process.alive() && Instant.now().isBefore(deadline)) {

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
 import io.ordinal.kube.Drivers;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.podsecurity.PodSecurity;
 import io.ordinal.store.NamespaceStore;
@@ -207,6 +208,12 @@ public final class StatefulSetValidation {
       if (autoRollback != null && !autoRollback.equals("true") && !autoRollback.equals("false")) {
         errors.add(FieldError.notSupported("metadata.annotations[" + Labels.AUTO_ROLLBACK_ANNOTATION + "]",
             autoRollback, "true", "false"));
+      }
+      String hooks = meta.getAnnotations().get(MemberHookSpec.ANNOTATION);
+      if (hooks != null) {
+        for (String[] problem : MemberHookSpec.problems(hooks)) {
+          errors.add(new FieldError("FieldValueInvalid", problem[0], "Invalid value: " + problem[1]));
+        }
       }
       String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
       if (driver != null && !drivers.available().contains(driver)) {

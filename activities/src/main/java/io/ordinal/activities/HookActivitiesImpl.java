@@ -1,0 +1,266 @@
+package io.ordinal.activities;
+
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.ordinal.driver.DriverPod;
+import io.ordinal.driver.DriverRegistry;
+import io.ordinal.driver.ExecProcess;
+import io.ordinal.driver.ExecRequest;
+import io.ordinal.driver.PodDriver;
+import io.ordinal.kube.Labels;
+import io.ordinal.kube.MemberHookSpec;
+import io.ordinal.model.MemberHooks;
+import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.SetKey;
+import io.ordinal.store.EventRecorder;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.MemberStore;
+import io.ordinal.store.PodRow;
+import io.ordinal.store.PodStore;
+import io.ordinal.store.StatefulSetStore;
+import io.ordinal.workflow.HookActivities;
+import io.temporal.activity.Activity;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Singleton;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Runs membership hooks: an exec in a running member (through the set's driver, like kubectl exec)
+ * or an HTTP call, with the member's identity in its environment, heartbeating while it runs.
+ */
+@Singleton
+public class HookActivitiesImpl implements HookActivities {
+  private static final int MAX_OUTPUT = 16 * 1024;
+  private static final Duration HEARTBEAT_EVERY = Duration.ofSeconds(2);
+  /** How often a running hook is checked for its exit: a few ms of a scale, not a heartbeat interval. */
+  private static final Duration POLL = Duration.ofMillis(20);
+  private final StatefulSetStore sets;
+  private final PodStore pods;
+  private final MemberStore members;
+  private final EventRecorder events;
+  private final DriverRegistry drivers;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+  public HookActivitiesImpl(StatefulSetStore sets, PodStore pods, MemberStore members, EventRecorder events,
+      DriverRegistry drivers) {
+    this.sets = sets;
+    this.pods = pods;
+    this.members = members;
+    this.events = events;
+    this.drivers = drivers;
+  }
+
+  @Override
+  public String runHook(HookRun run) {
+    SetKey key = run.set();
+    StatefulSet set = sets.get(key.namespace(), key.name()).orElse(null);
+    if (set == null) {
+      return "the set is gone: nothing to do";
+    }
+    MemberHookSpec.Hook hook = MemberHookSpec.of(set.getMetadata()).map(spec -> spec.hook(run.hook())).orElse(null);
+    String output = "";
+    if (hook != null) {
+      Map<String, String> env = environment(set, run);
+      int attempt = Activity.getExecutionContext().getInfo().getAttempt();
+      try {
+        output = hook.exec() != null ? exec(set, run, hook, env) : call(hook, env);
+      } catch (HookFailedException e) {
+        events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.WARNING,
+            "MemberHookFailed", describe(run) + " failed (attempt " + attempt + "): " + e.getMessage());
+        throw ApplicationFailure.newFailure(describe(run) + " failed: " + e.getMessage(), "MemberHookFailed");
+      }
+      String succeeded = describe(run) + " succeeded" + (output.isBlank() ? "" : ": " + lastLine(output));
+      if (SetConditions.status(set, SetConditions.MEMBERSHIP_HOOK).filter("False"::equals).isPresent()) {
+        SetConditions.set(sets, events, key, SetConditions.MEMBERSHIP_HOOK, true, "MemberHookSucceeded", succeeded);
+      } else {
+        events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.NORMAL,
+            "MemberHookSucceeded", succeeded);
+      }
+    }
+    if (MemberHooks.PRE_CREATE.equals(run.hook())) {
+      members.join(key.namespace(), key.name(), run.ordinal());
+    } else {
+      members.leave(key.namespace(), key.name(), run.ordinal());
+    }
+    return output;
+  }
+
+  private static String describe(HookRun run) {
+    return run.hook() + " hook of " + run.podName() + " (" + run.reason() + ")";
+  }
+
+  /** What a hook learns of the member: the environment of an exec, the JSON body of an HTTP call. */
+  private Map<String, String> environment(StatefulSet set, HookRun run) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("ORDINAL_HOOK", run.hook());
+    env.put("ORDINAL_HOOK_REASON", run.reason());
+    env.put("ORDINAL_NAMESPACE", run.set().namespace());
+    env.put("ORDINAL_SET", run.set().name());
+    env.put("ORDINAL_MEMBER_ORDINAL", Integer.toString(run.ordinal()));
+    env.put("ORDINAL_MEMBER_POD", run.podName());
+    String service = set.getSpec().getServiceName();
+    if (service != null && !service.isEmpty()) {
+      env.put("ORDINAL_MEMBER_FQDN", run.podName() + "." + service + "." + run.set().namespace() + ".svc."
+          + Labels.CLUSTER_DOMAIN);
+    }
+    driverOf(set).stableAddress(run.set().namespace(), run.set().name(), run.podName())
+        .ifPresent(address -> env.put("ORDINAL_MEMBER_ADDRESS", address));
+    return env;
+  }
+
+  private PodDriver driverOf(StatefulSet set) {
+    return drivers.get(drivers.policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION)));
+  }
+
+  private String exec(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, Map<String, String> env)
+      throws HookFailedException {
+    PodRow target = target(run, hook.exec().target());
+    DriverPod pod = DriverPod.of(target);
+    String container = hook.exec().container() != null ? hook.exec().container()
+        : pod.object().getSpec().getContainers().getFirst().getName();
+    List<String> argv = new ArrayList<>();
+    argv.add("/usr/bin/env");
+    env.forEach((name, value) -> argv.add(name + "=" + value));
+    argv.addAll(hook.exec().command());
+    ExecProcess process;
+    try {
+      process = drivers.get(target.driver()).exec(new ExecRequest(pod, container, argv, false, true, true, false));
+    } catch (IOException | RuntimeException e) {
+      throw new HookFailedException("could not start it in " + target.name() + "/" + container + ": " + e.getMessage());
+    }
+    Output output = new Output();
+    List<Thread> readers = new ArrayList<>();
+    process.stdout().ifPresent(in -> readers.add(Thread.ofVirtual().start(() -> output.copy(in))));
+    process.stderr().ifPresent(in -> readers.add(Thread.ofVirtual().start(() -> output.copy(in))));
+    Instant deadline = Instant.now().plusSeconds(hook.timeout());
+    Instant nextHeartbeat = Instant.now();
+    try {
+      while (process.alive()) {
+        Instant now = Instant.now();
+        if (now.isAfter(deadline)) {
+          process.kill();
+          throw new HookFailedException("timed out after " + hook.timeout() + "s in " + target.name()
+              + output.tail());
+        }
+        if (!now.isBefore(nextHeartbeat)) {
+          Activity.getExecutionContext().heartbeat("running in " + target.name() + "/" + container);
+          nextHeartbeat = now.plus(HEARTBEAT_EVERY);
+        }
+        Thread.sleep(POLL.toMillis());
+      }
+      int exit = process.waitFor();
+      for (Thread reader : readers) {
+        reader.join(Duration.ofSeconds(5));
+      }
+      if (exit != 0) {
+        throw new HookFailedException("exited " + exit + " in " + target.name() + output.tail());
+      }
+      return "ran in " + target.name() + "/" + container + "\n" + output.text();
+    } catch (InterruptedException e) {
+      process.kill();
+      Thread.currentThread().interrupt();
+      throw new HookFailedException("interrupted");
+    }
+  }
+
+  /**
+   * The pod an exec hook runs in: the member's own ({@code Self}), a named one, or the lowest
+   * Running and Ready pod of the set other than the member ({@code AnyOtherMember}).
+   */
+  private PodRow target(HookRun run, String which) throws HookFailedException {
+    SetKey key = run.set();
+    if (MemberHookSpec.SELF.equals(which) || !MemberHookSpec.ANY_OTHER_MEMBER.equals(which)) {
+      String name = MemberHookSpec.SELF.equals(which) ? run.podName() : which;
+      return pods.find(key.namespace(), name).filter(row -> PodSnapshot.RUNNING.equals(row.phase()))
+          .orElseThrow(() -> new HookFailedException("pod " + name + " is not running"));
+    }
+    List<PodRow> all = pods.ofSet(key.namespace(), key.name());
+    Optional<PodRow> other = all.stream()
+        .filter(row -> row.ordinal() != run.ordinal() && !row.terminating() && row.ready()
+            && PodSnapshot.RUNNING.equals(row.phase()))
+        .min(Comparator.comparingInt(PodRow::ordinal));
+    if (other.isEmpty() && MemberHooks.PRE_DELETE.equals(run.hook())) {
+      // The last member leaving (the set deleted or scaled to zero) has no one else to run in.
+      other = all.stream().filter(row -> row.ordinal() == run.ordinal() && PodSnapshot.RUNNING.equals(row.phase()))
+          .findFirst();
+    }
+    return other.orElseThrow(() -> new HookFailedException("no other member of " + key + " is Running and Ready"));
+  }
+
+  private String call(MemberHookSpec.Hook hook, Map<String, String> env) throws HookFailedException {
+    MemberHookSpec.Http target = hook.http();
+    try {
+      HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(target.url()))
+              .timeout(Duration.ofSeconds(hook.timeout()))
+              .header("Content-Type", "application/json")
+              .method(target.verb(), HttpRequest.BodyPublishers.ofString(KubeJson.write(env)))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
+      String body = response.body().length() > MAX_OUTPUT ? response.body().substring(0, MAX_OUTPUT) : response.body();
+      if (response.statusCode() / 100 != 2) {
+        throw new HookFailedException(target.verb() + " " + target.url() + " answered " + response.statusCode()
+            + (body.isBlank() ? "" : ": " + lastLine(body)));
+      }
+      return body;
+    } catch (IOException e) {
+      throw new HookFailedException(target.verb() + " " + target.url() + ": " + e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new HookFailedException("interrupted");
+    }
+  }
+
+  private static String lastLine(String text) {
+    String trimmed = text.strip();
+    return trimmed.substring(trimmed.lastIndexOf('\n') + 1);
+  }
+
+  /** The first {@link #MAX_OUTPUT} bytes a hook printed, stdout and stderr interleaved. */
+  private static final class Output {
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    void copy(InputStream in) {
+      byte[] buffer = new byte[4096];
+      try (in) {
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+          synchronized (bytes) {
+            bytes.write(buffer, 0, Math.max(0, Math.min(n, MAX_OUTPUT - bytes.size())));
+          }
+        }
+      } catch (IOException e) {
+        // the process ended or was killed: what was read is kept
+      }
+    }
+
+    String text() {
+      synchronized (bytes) {
+        return bytes.toString(StandardCharsets.UTF_8);
+      }
+    }
+
+    String tail() {
+      String text = text().strip();
+      return text.isEmpty() ? "" : ": " + (text.length() > 500 ? "…" + text.substring(text.length() - 500) : text);
+    }
+  }
+
+  private static final class HookFailedException extends Exception {
+    HookFailedException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,26 @@
+package io.ordinal.model;
+
+/**
+ * A set's membership hooks ({@code ordinal.io/member-hooks}), as far as a workflow needs them: which
+ * exist, and how long and how often to try each. The commands are read by the hook activity.
+ */
+public record MemberHooks(Timing preCreate, Timing preDelete) {
+  public static final String PRE_CREATE = "PreCreate";
+  public static final String PRE_DELETE = "PreDelete";
+  public static final MemberHooks NONE = new MemberHooks(null, null);
+
+  /**
+   * @param timeoutSeconds one attempt's limit
+   * @param maxAttempts attempts before the hook counts as failed (and membership changes are held)
+   * @param backoffSeconds the wait before the first retry, doubled for each next one
+   */
+  public record Timing(int timeoutSeconds, int maxAttempts, int backoffSeconds) {}
+
+  public boolean any() {
+    return preCreate != null || preDelete != null;
+  }
+
+  public Timing timing(String hook) {
+    return PRE_CREATE.equals(hook) ? preCreate : preDelete;
+  }
+}
