@@ -28,8 +28,8 @@ public class PodActivitiesImpl implements PodActivities {
   }
 
   @Override
-  public void updateClaimOwners(ClaimOwners request) {
-    lifecycle.updateClaimOwners(request.set(), request.ordinal(), request.podName());
+  public void updateClaims(ClaimUpdate request) {
+    lifecycle.updateClaims(request.set(), request.ordinal(), request.podName());
   }
 
   @Override

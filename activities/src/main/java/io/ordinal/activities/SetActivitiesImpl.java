@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.ClaimOwners;
+import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MaxUnavailable;
 import io.ordinal.kube.MemberHookSpec;
@@ -99,7 +100,7 @@ public class SetActivitiesImpl implements SetActivities {
       pods.adoptOrphans(rows, PodFactory.ownerReference(set));
     }
     List<PvcRow> claims = pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name());
-    Set<Integer> staleOrdinals = staleClaimOwners(set, rows, claims);
+    Set<Integer> staleOrdinals = staleClaims(set, rows, claims);
     List<PodSnapshot> observed = rows.stream()
         .map(row -> PodStore.snapshot(row, staleOrdinals.contains(row.ordinal()))).toList();
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
@@ -135,25 +136,41 @@ public class SetActivitiesImpl implements SetActivities {
   }
 
   /**
-   * The ordinals whose pods' claims do not carry the owners the retention policy asks for. Claims
-   * without owners under Retain/Retain (the default) are up to date unread.
+   * The ordinals whose pods' claims are not what the set asks for: owners by the retention policy,
+   * size by a volumeClaimTemplate that grew. A claim whose JSON has no owners under Retain/Retain
+   * (the default) and already names its template's storage is up to date unread.
    */
-  private static Set<Integer> staleClaimOwners(StatefulSet set, List<PodRow> rows, List<PvcRow> claims) {
+  private static Set<Integer> staleClaims(StatefulSet set, List<PodRow> rows, List<PvcRow> claims) {
     var policy = set.getSpec().getPersistentVolumeClaimRetentionPolicy();
     boolean retainAll = policy == null || (!StatefulSetFields.DELETE.equals(policy.getWhenDeleted())
         && !StatefulSetFields.DELETE.equals(policy.getWhenScaled()));
+    Map<String, String> templateStorage = new HashMap<>();
+    for (PersistentVolumeClaim template : StatefulSetFields.nullSafe(set.getSpec().getVolumeClaimTemplates())) {
+      ClaimSizes.storage(template).ifPresent(q -> templateStorage.put(template.getMetadata().getName(),
+          KubeJson.write(java.util.Map.of("storage", q))));
+    }
     Map<Integer, PodRow> live = new HashMap<>();
     rows.stream().filter(row -> !row.terminating()).forEach(row -> live.put(row.ordinal(), row));
     Set<Integer> stale = new HashSet<>();
-    for (PvcRow claim : claims) {
-      PodRow pod = live.get(claim.ordinal());
-      if (pod == null || claim.terminating() || (retainAll && !claim.object().contains("\"ownerReferences\""))) {
+    for (PvcRow row : claims) {
+      PodRow pod = live.get(row.ordinal());
+      if (pod == null || row.terminating()) {
         continue;
       }
-      var refs = KubeJson.read(claim.object(), PersistentVolumeClaim.class).getMetadata().getOwnerReferences();
-      if (!ClaimOwners.upToDate(refs, set, ClaimOwners.podOwner(pod.name(), pod.uid()),
-          StatefulSetFields.inOrdinalRange(set, claim.ordinal()))) {
-        stale.add(claim.ordinal());
+      String storage = templateStorage.entrySet().stream()
+          .filter(e -> row.name().equals(PodFactory.claimName(e.getKey(), set.getMetadata().getName(), row.ordinal())))
+          .map(Map.Entry::getValue).findFirst().orElse(null);
+      boolean sizeSeen = storage == null || row.object().contains(storage.substring(1, storage.length() - 1));
+      if (retainAll && sizeSeen && !row.object().contains("\"ownerReferences\"")) {
+        continue;
+      }
+      PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+      boolean owners = ClaimOwners.upToDate(claim.getMetadata().getOwnerReferences(), set,
+          ClaimOwners.podOwner(pod.name(), pod.uid()), StatefulSetFields.inOrdinalRange(set, row.ordinal()));
+      boolean size = ClaimSizes.template(set, row.name(), row.ordinal())
+          .flatMap(template -> ClaimSizes.grown(claim, template)).isEmpty();
+      if (!owners || !size) {
+        stale.add(row.ordinal());
       }
     }
     return stale;

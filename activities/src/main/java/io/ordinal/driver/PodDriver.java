@@ -48,6 +48,14 @@ public interface PodDriver {
   }
 
   /**
+   * Why this driver cannot hold a claim's volume to its requested size, to be said plainly; empty
+   * when it can, or keeps no volumes.
+   */
+  default Optional<String> volumeSizeNotEnforced(String namespace, String claimName) {
+    return Optional.empty();
+  }
+
+  /**
    * A claim is deleted and no pod uses it: removes its volume and the data in it. Idempotent; a
    * driver that keeps no volumes has nothing to do.
    */

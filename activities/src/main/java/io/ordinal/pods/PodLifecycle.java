@@ -3,12 +3,14 @@ package io.ordinal.pods;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.ClaimOwners;
+import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.PodFactory;
@@ -104,7 +106,9 @@ public class PodLifecycle {
     String setName = set.getMetadata().getName();
     for (PersistentVolumeClaim claim : PodFactory.claims(set, ordinal)) {
       String id = StatefulSetStore.id(namespace, claim.getMetadata().getName());
-      if (pvcs.existsById(id)) {
+      Optional<PvcRow> existing = pvcs.findById(id);
+      if (existing.isPresent()) {
+        expand(set, existing.get()); // a claim kept while its ordinal was away grows with its template
         continue;
       }
       // As upstream's createPersistentVolumeClaims: owners by the retention policy, and the
@@ -124,11 +128,51 @@ public class PodLifecycle {
   }
 
   /**
+   * Volume expansion: when the claim's template now asks for more storage than the claim has, the
+   * claim's request and capacity become the template's, with an event on the claim.
+   */
+  private void expand(StatefulSet set, PvcRow row) {
+    if (row.terminating()) {
+      return;
+    }
+    PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+    Optional<Quantity> grown = ClaimSizes.template(set, row.name(), row.ordinal()).flatMap(t -> ClaimSizes.grown(claim, t));
+    if (grown.isEmpty()) {
+      return;
+    }
+    Quantity before = ClaimSizes.storage(claim).orElse(null);
+    claim.getSpec().getResources().getRequests().put("storage", grown.get());
+    if (claim.getStatus() != null) {
+      Map<String, Quantity> capacity = new LinkedHashMap<>(
+          claim.getStatus().getCapacity() == null ? Map.of() : claim.getStatus().getCapacity());
+      capacity.put("storage", grown.get());
+      claim.getStatus().setCapacity(capacity);
+    }
+    tx.executeWrite(status -> {
+      if (pvcs.updateObject(row.id(), row.uid(), KubeJson.write(claim)) > 0) {
+        events.record(row.namespace(), "PersistentVolumeClaim", row.name(), row.uid(), EventRecorder.NORMAL,
+            "VolumeResizeSuccessful", "expanded from " + before + " to " + grown.get() + " (volumeClaimTemplate of StatefulSet "
+                + set.getMetadata().getName() + ")");
+      }
+      return null;
+    });
+    reportUnenforcedSize(set, row.name(), row.uid());
+  }
+
+  /** Says plainly, on the claim, when its driver cannot hold its volume to the requested size. */
+  private void reportUnenforcedSize(StatefulSet set, String claimName, String claimUid) {
+    String driver = drivers.policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION));
+    drivers.find(driver).flatMap(d -> d.volumeSizeNotEnforced(set.getMetadata().getNamespace(), claimName))
+        .ifPresent(why -> events.record(set.getMetadata().getNamespace(), "PersistentVolumeClaim", claimName, claimUid,
+            EventRecorder.WARNING, "VolumeSizeNotEnforced", why));
+  }
+
+  /**
    * Makes the ownerReferences of the claims of pod {@code ordinal} what the set's retention policy
    * asks for now (upstream's {@code UpdatePodClaimForRetentionPolicy}); a claim another controller
    * owns keeps that owner, with a ConflictingController event.
    */
-  public void updateClaimOwners(SetKey key, int ordinal, String podName) {
+  public void updateClaims(SetKey key, int ordinal, String podName) {
     Optional<StatefulSet> found = liveSet(key);
     Optional<PodRow> pod = pods.find(key.namespace(), podName).filter(row -> row.ordinal() == ordinal);
     if (found.isEmpty() || pod.isEmpty()) {
@@ -137,10 +181,12 @@ public class PodLifecycle {
     StatefulSet set = found.get();
     ClaimOwners.Owner owner = ClaimOwners.podOwner(podName, pod.get().uid());
     boolean inRange = StatefulSetFields.inOrdinalRange(set, ordinal);
-    for (PvcRow row : pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name())) {
-      if (row.ordinal() != ordinal || row.terminating()) {
+    for (PvcRow stored : pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name())) {
+      if (stored.ordinal() != ordinal || stored.terminating()) {
         continue;
       }
+      expand(set, stored);
+      PvcRow row = pvcs.findById(stored.id()).orElse(stored);
       PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
       List<OwnerReference> current = claim.getMetadata().getOwnerReferences();
       List<OwnerReference> desired = ClaimOwners.desired(current, set, owner, inRange);

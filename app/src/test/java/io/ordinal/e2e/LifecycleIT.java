@@ -164,6 +164,34 @@ class LifecycleIT {
     assertEquals(404, api.delete(Paths.core(ns, "persistentvolumeclaims/www-vol-0")).code());
   }
 
+  @Test
+  void raisingAClaimTemplatesStorageExpandsEveryClaimAndTheLocalDriverSaysItCannotEnforceIt(@Namespace String ns) {
+    api.createSet(ns, Manifests.commandSet("grow", 2, "/bin/sh", "-c", "exec sleep 600"));
+    api.awaitConverged(ns, "grow", 2, TIMEOUT);
+    api.patchSet(ns, "grow", "{\"spec\":{\"replicas\":1}}");
+    api.awaitConverged(ns, "grow", 1, TIMEOUT);
+    String set = Paths.set(ns, "grow");
+    assertEquals(422, api.patch(set, "application/json-patch+json", "[{\"op\":\"replace\","
+        + "\"path\":\"/spec/volumeClaimTemplates/0/spec/resources/requests/storage\",\"value\":\"512Mi\"}]").code());
+    assertEquals(200, api.patch(set, "application/json-patch+json", "[{\"op\":\"replace\","
+        + "\"path\":\"/spec/volumeClaimTemplates/0/spec/resources/requests/storage\",\"value\":\"2Gi\"}]").code());
+    api.await(Paths.core(ns, "persistentvolumeclaims/www-grow-0"), TIMEOUT,
+        r -> r.json().at("/spec/resources/requests/storage").asText().equals("2Gi"));
+    assertEquals("2Gi", claim(ns, "www-grow-0").at("/status/capacity/storage").asText());
+    // A claim whose ordinal is scaled away grows when its pod comes back.
+    assertEquals("1Gi", claim(ns, "www-grow-1").at("/spec/resources/requests/storage").asText());
+    api.patchSet(ns, "grow", "{\"spec\":{\"replicas\":2}}");
+    api.awaitConverged(ns, "grow", 2, TIMEOUT);
+    assertEquals("2Gi", claim(ns, "www-grow-1").at("/spec/resources/requests/storage").asText());
+    List<String> reasons = new ArrayList<>();
+    for (JsonNode event : api.events(ns)) {
+      if (event.at("/involvedObject/name").asText().equals("www-grow-0")) {
+        reasons.add(event.path("reason").asText());
+      }
+    }
+    assertEquals(List.of("VolumeResizeSuccessful", "VolumeSizeNotEnforced"), reasons);
+  }
+
   /** The id the running vol-0 printed. */
   private static String awaitLog(String ns) {
     for (int i = 0; i < 300; i++) {

@@ -4,8 +4,9 @@ package io.ordinal.model;
  * What the planner needs to know about one pod of a set, as observed at one instant.
  *
  * @param readySinceMillis when the pod last became Ready (epoch millis), 0 when it is not Ready
- * @param claimsStale the ownerReferences of the pod's claims do not yet say what the set's
- *     persistentVolumeClaimRetentionPolicy asks for (upstream's {@code isClaimOwnerUpToDate})
+ * @param claimsStale the pod's claims are not yet what the set asks for: their ownerReferences by its
+ *     persistentVolumeClaimRetentionPolicy (upstream's {@code isClaimOwnerUpToDate}), or their size
+ *     by a volumeClaimTemplate that grew
  */
 public record PodSnapshot(
     int ordinal,

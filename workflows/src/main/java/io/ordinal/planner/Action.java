@@ -10,11 +10,12 @@ public sealed interface Action {
   record DeletePod(int ordinal, String podName, String reason) implements Action {}
 
   /**
-   * Make the ownerReferences of the claims of pod {@code ordinal} say what the retention policy asks
-   * for (upstream's {@code UpdatePodClaimForRetentionPolicy}): the set when {@code whenDeleted: Delete},
-   * the pod when {@code whenScaled: Delete} and the ordinal is condemned, so that the claim goes with it.
+   * Bring the claims of pod {@code ordinal} in line with the set: their ownerReferences with the
+   * retention policy (upstream's {@code UpdatePodClaimForRetentionPolicy}: the set when
+   * {@code whenDeleted: Delete}, the pod when {@code whenScaled: Delete} and the ordinal is condemned,
+   * so that the claim goes with it), and their size with a volumeClaimTemplate that grew.
    */
-  record UpdateClaimOwners(int ordinal, String podName) implements Action {}
+  record UpdateClaims(int ordinal, String podName) implements Action {}
 
   /** Delete claim {@code claimName} and its volume; {@code reason} ends up in the event. */
   record DeleteClaim(String claimName, String reason) implements Action {}

@@ -19,7 +19,7 @@ public record Plan(List<Action> actions, boolean converged, long wakeAtMillis, S
    * workflow, so it observes again at once instead of waiting.
    */
   public boolean observeAgainAtOnce() {
-    return !actions.isEmpty() && actions.stream().allMatch(a -> a instanceof Action.UpdateClaimOwners
+    return !actions.isEmpty() && actions.stream().allMatch(a -> a instanceof Action.UpdateClaims
         || a instanceof Action.DeleteClaim || a instanceof Action.RunHook);
   }
 

@@ -158,7 +158,7 @@ public final class Planner {
       String name = set.key().podName(ordinal);
       if (pod != null && pod.claimsStale() && !pod.terminating()) {
         // Upstream fixes the claims' owners of every live replica and goes on (the policy may have changed).
-        actions.add(new Action.UpdateClaimOwners(ordinal, name));
+        actions.add(new Action.UpdateClaims(ordinal, name));
       }
       if (pod == null) {
         if (set.hooks().preCreate() != null && !set.members().contains(ordinal)) {
@@ -219,7 +219,7 @@ public final class Planner {
       }
       if (pod.claimsStale()) {
         // Before the pod goes: with whenScaled: Delete its claims must be owned by it, to go with it.
-        actions.add(new Action.UpdateClaimOwners(pod.ordinal(), pod.name()));
+        actions.add(new Action.UpdateClaims(pod.ordinal(), pod.name()));
       }
       actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));
       return Step.acted("pod " + pod.name() + " to terminate");

@@ -79,8 +79,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         switch (action) {
           case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
           case Action.DeletePod delete -> steps.deletePod(key, delete.podName(), delete.reason());
-          case Action.UpdateClaimOwners owners -> steps.pods.updateClaimOwners(
-              new PodActivities.ClaimOwners(key, owners.ordinal(), owners.podName()));
+          case Action.UpdateClaims owners -> steps.pods.updateClaims(
+              new PodActivities.ClaimUpdate(key, owners.ordinal(), owners.podName()));
           case Action.DeleteClaim claim -> steps.pods.deleteClaim(
               new PodActivities.ClaimDeletion(key, claim.claimName(), claim.reason()));
           case Action.RunHook hook -> hookFailed = !runHook(key, set, hook);

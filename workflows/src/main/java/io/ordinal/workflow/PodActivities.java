@@ -27,11 +27,12 @@ public interface PodActivities {
   void deletePod(PodDeletion request);
 
   /**
-   * Makes the ownerReferences of the claims of pod {@code ordinal} say what the set's
-   * persistentVolumeClaimRetentionPolicy asks for now; a no-op when they already do.
+   * Makes the claims of pod {@code ordinal} what the set asks for now: ownerReferences by its
+   * persistentVolumeClaimRetentionPolicy, size by its volumeClaimTemplates (expansion); a no-op when
+   * they already are.
    */
   @ActivityMethod
-  void updateClaimOwners(ClaimOwners request);
+  void updateClaims(ClaimUpdate request);
 
   /** Deletes a claim and its volume, if it still exists and no pod uses it; a no-op otherwise. */
   @ActivityMethod
@@ -39,7 +40,7 @@ public interface PodActivities {
 
   record PodCreation(SetKey set, int ordinal, String revision) {}
 
-  record ClaimOwners(SetKey set, int ordinal, String podName) {}
+  record ClaimUpdate(SetKey set, int ordinal, String podName) {}
 
   /** @param reason ends up in the event */
   record ClaimDeletion(SetKey set, String claimName, String reason) {}

@@ -348,7 +348,7 @@ class PlannerTest {
         case Action.CreatePod c -> "+" + c.ordinal();
         case Action.DeletePod d -> "-" + d.ordinal();
         case Action.FinishDeletion f -> "done";
-        case Action.UpdateClaimOwners o -> "owners" + o.ordinal();
+        case Action.UpdateClaims o -> "owners" + o.ordinal();
         case Action.DeleteClaim c -> "claim:" + c.claimName();
         case Action.RunHook h -> "hook:" + h.hook() + ":" + h.ordinal() + ":" + h.reason();
       });

@@ -368,7 +368,7 @@ class OperationWorkflowTest {
     }
 
     @Override
-    public synchronized void updateClaimOwners(ClaimOwners request) {
+    public synchronized void updateClaims(ClaimUpdate request) {
       claimOwners.put(request.ordinal(), "pod");
       log.add("owners-" + request.podName());
     }

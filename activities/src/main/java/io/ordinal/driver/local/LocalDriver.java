@@ -197,6 +197,16 @@ public class LocalDriver implements PodDriver {
     return Optional.of(addresses.addressOf(namespace, setName, podName));
   }
 
+  /**
+   * A volume is a plain directory: nothing limits how much a pod writes to it. Project quotas (ext4
+   * or XFS mounted with prjquota) or a loop device per claim could; neither is set up here.
+   */
+  @Override
+  public Optional<String> volumeSizeNotEnforced(String namespace, String claimName) {
+    return Optional.of("the local driver does not limit a volume's size: the claim is the directory "
+        + paths.volume(namespace, claimName) + " on the service's filesystem, and its storage request is not enforced");
+  }
+
   /** Removes the claim's directory; files, not the targets of symlinks a pod left in it. */
   @Override
   public void deleteVolume(String namespace, String claimName) throws IOException {

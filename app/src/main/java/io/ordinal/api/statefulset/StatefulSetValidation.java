@@ -15,18 +15,21 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
+import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Drivers;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.podsecurity.PodSecurity;
+import io.ordinal.store.KubeJson;
 import io.ordinal.store.NamespaceStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -71,8 +74,8 @@ public final class StatefulSetValidation {
       v.immutable("spec.serviceName", set.getSpec().getServiceName(), old.getSpec().getServiceName());
       v.immutable("spec.podManagementPolicy",
           set.getSpec().getPodManagementPolicy(), old.getSpec().getPodManagementPolicy());
-      v.immutable("spec.volumeClaimTemplates",
-          set.getSpec().getVolumeClaimTemplates(), old.getSpec().getVolumeClaimTemplates());
+      v.claimTemplatesUpdate(nullSafe(set.getSpec().getVolumeClaimTemplates()),
+          nullSafe(old.getSpec().getVolumeClaimTemplates()));
     }
     v.immutable("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]",
         annotation(set, Labels.DRIVER_ANNOTATION), annotation(old, Labels.DRIVER_ANNOTATION));
@@ -559,6 +562,37 @@ public final class StatefulSetValidation {
   private void nonNegative(String path, Number value) {
     if (value != null && value.longValue() < 0) {
       errors.add(FieldError.invalid(path, value, "must be greater than or equal to 0"));
+    }
+  }
+
+  /**
+   * volumeClaimTemplates are immutable but for their storage request, which may grow (Ordinal's volume
+   * expansion; upstream's KEP-4650 is still open) and never shrink.
+   */
+  private void claimTemplatesUpdate(List<PersistentVolumeClaim> templates, List<PersistentVolumeClaim> old) {
+    if (templates.size() != old.size()) {
+      immutable("spec.volumeClaimTemplates", templates, old);
+      return;
+    }
+    for (int i = 0; i < templates.size(); i++) {
+      PersistentVolumeClaim template = templates.get(i);
+      Optional<Quantity> wanted = ClaimSizes.storage(template);
+      Optional<Quantity> had = ClaimSizes.storage(old.get(i));
+      if (wanted.isPresent() && had.isPresent()
+          && ClaimSizes.bytes(wanted.get()).compareTo(ClaimSizes.bytes(had.get())) < 0) {
+        errors.add(FieldError.forbidden("spec.volumeClaimTemplates[" + i + "].spec.resources.requests.storage",
+            "may not be decreased (from " + had.get() + " to " + wanted.get() + "); only an increase is applied to the claims"));
+        continue;
+      }
+      PersistentVolumeClaim sameSize = KubeJson.read(KubeJson.write(template), PersistentVolumeClaim.class);
+      if (had.isPresent() && sameSize.getSpec() != null && sameSize.getSpec().getResources() != null
+          && sameSize.getSpec().getResources().getRequests() != null) {
+        sameSize.getSpec().getResources().getRequests().put("storage", had.get());
+      }
+      if (!Objects.equals(KubeJson.write(sameSize), KubeJson.write(old.get(i)))) {
+        errors.add(FieldError.forbidden("spec.volumeClaimTemplates[" + i + "]", "field is immutable but for "
+            + "spec.resources.requests.storage, which may grow"));
+      }
     }
   }
 

@@ -140,4 +140,19 @@ class StatefulSetValidationTest {
     List<String> fields = StatefulSetValidation.validateUpdate(changed, old, DRIVERS).stream().map(FieldError::field).toList();
     assertEquals(List.of("spec.serviceName", "spec.podManagementPolicy"), fields);
   }
+
+  @Test
+  void aClaimTemplatesStorageMayGrowButNotShrinkAndNothingElseMayChange() {
+    StatefulSet old = StatefulSetDefaults.apply(valid());
+    StatefulSet grown = StatefulSetDefaults.apply(valid());
+    grown.getSpec().getVolumeClaimTemplates().get(0).getSpec().getResources().getRequests()
+        .put("storage", new io.fabric8.kubernetes.api.model.Quantity("20Gi"));
+    assertEquals(List.of(), StatefulSetValidation.validateUpdate(grown, old, DRIVERS));
+    List<String> shrunk = StatefulSetValidation.validateUpdate(old, grown, DRIVERS).stream().map(FieldError::field).toList();
+    assertEquals(List.of("spec.volumeClaimTemplates[0].spec.resources.requests.storage"), shrunk);
+    StatefulSet modes = StatefulSetDefaults.apply(valid());
+    modes.getSpec().getVolumeClaimTemplates().get(0).getSpec().setAccessModes(List.of("ReadWriteMany"));
+    assertEquals(List.of("spec.volumeClaimTemplates[0]"),
+        StatefulSetValidation.validateUpdate(modes, old, DRIVERS).stream().map(FieldError::field).toList());
+  }
 }
