@@ -5,9 +5,8 @@ import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.driver.ExecProcess;
 import io.ordinal.driver.ExecRequest;
-import io.ordinal.driver.PodDriver;
-import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
+import io.ordinal.kube.PodHostname;
 import io.ordinal.model.MemberHooks;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
@@ -112,18 +111,14 @@ public class HookActivitiesImpl implements HookActivities {
     env.put("ORDINAL_SET", run.set().name());
     env.put("ORDINAL_MEMBER_ORDINAL", Integer.toString(run.ordinal()));
     env.put("ORDINAL_MEMBER_POD", run.podName());
-    String service = set.getSpec().getServiceName();
-    if (service != null && !service.isEmpty()) {
-      env.put("ORDINAL_MEMBER_FQDN", run.podName() + "." + service + "." + run.set().namespace() + ".svc."
-          + Labels.CLUSTER_DOMAIN);
+    // The name the member's pod will answer to (PodFactory makes spec.hostname its name, spec.subdomain the service).
+    PodHostname member = PodHostname.of(run.set().namespace(), run.podName(), null, set.getSpec().getServiceName());
+    if (member.domain() != null) {
+      env.put("ORDINAL_MEMBER_FQDN", member.fqdn());
     }
-    driverOf(set).stableAddress(run.set().namespace(), run.set().name(), run.podName())
+    drivers.get(drivers.nameFor(set)).stableAddress(run.set().namespace(), run.set().name(), run.podName())
         .ifPresent(address -> env.put("ORDINAL_MEMBER_ADDRESS", address));
     return env;
-  }
-
-  private PodDriver driverOf(StatefulSet set) {
-    return drivers.get(drivers.policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION)));
   }
 
   private String exec(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, Map<String, String> env)

@@ -3,7 +3,6 @@ package io.ordinal.activities;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.apps.StatefulSetCondition;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.ClaimOwners;
@@ -144,11 +143,6 @@ public class SetActivitiesImpl implements SetActivities {
     var policy = set.getSpec().getPersistentVolumeClaimRetentionPolicy();
     boolean retainAll = policy == null || (!StatefulSetFields.DELETE.equals(policy.getWhenDeleted())
         && !StatefulSetFields.DELETE.equals(policy.getWhenScaled()));
-    Map<String, String> templateStorage = new HashMap<>();
-    for (PersistentVolumeClaim template : StatefulSetFields.nullSafe(set.getSpec().getVolumeClaimTemplates())) {
-      ClaimSizes.storage(template).ifPresent(q -> templateStorage.put(template.getMetadata().getName(),
-          KubeJson.write(java.util.Map.of("storage", q))));
-    }
     Map<Integer, PodRow> live = new HashMap<>();
     rows.stream().filter(row -> !row.terminating()).forEach(row -> live.put(row.ordinal(), row));
     Set<Integer> stale = new HashSet<>();
@@ -157,18 +151,17 @@ public class SetActivitiesImpl implements SetActivities {
       if (pod == null || row.terminating()) {
         continue;
       }
-      String storage = templateStorage.entrySet().stream()
-          .filter(e -> row.name().equals(PodFactory.claimName(e.getKey(), set.getMetadata().getName(), row.ordinal())))
-          .map(Map.Entry::getValue).findFirst().orElse(null);
-      boolean sizeSeen = storage == null || row.object().contains(storage.substring(1, storage.length() - 1));
+      Optional<PersistentVolumeClaim> template = ClaimSizes.template(set, row.name(), row.ordinal());
+      // The claim's JSON already names its template's storage: no expansion due, known without parsing it.
+      boolean sizeSeen = template.flatMap(ClaimSizes::storage)
+          .map(storage -> row.object().contains("\"storage\":\"" + storage + "\"")).orElse(true);
       if (retainAll && sizeSeen && !row.object().contains("\"ownerReferences\"")) {
         continue;
       }
       PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
       boolean owners = ClaimOwners.upToDate(claim.getMetadata().getOwnerReferences(), set,
           ClaimOwners.podOwner(pod.name(), pod.uid()), StatefulSetFields.inOrdinalRange(set, row.ordinal()));
-      boolean size = ClaimSizes.template(set, row.name(), row.ordinal())
-          .flatMap(template -> ClaimSizes.grown(claim, template)).isEmpty();
+      boolean size = template.flatMap(t -> ClaimSizes.grown(claim, t)).isEmpty();
       if (!owners || !size) {
         stale.add(row.ordinal());
       }
@@ -229,9 +222,9 @@ public class SetActivitiesImpl implements SetActivities {
 
   @Override
   public void setProgressing(ProgressingCondition condition) {
-    SetConditions.set(sets, events, condition.set(), SetConditions.PROGRESSING, condition.progressing(), condition.reason(), condition.message());
+    SetConditions.set(sets, events, condition.set(), SetConditions.PROGRESSING, condition.progressing(),
+        condition.reason(), condition.message());
   }
-
 
   @Override
   public boolean rollBack(Rollback request) {
@@ -286,8 +279,8 @@ public class SetActivitiesImpl implements SetActivities {
         }
         throw e;
       }
-      SetConditions.set(sets, events, key, SetConditions.MEMBERSHIP_HOOK, false, "MemberHookFailed", held + ": " + failure.message()
-          + "; membership changes are held until the set is resumed (kubectl ordinal resume)");
+      SetConditions.set(sets, events, key, SetConditions.MEMBERSHIP_HOOK, false, "MemberHookFailed",
+          held + ": " + failure.message() + "; membership changes are held until the set is resumed (kubectl ordinal resume)");
       return;
     }
   }

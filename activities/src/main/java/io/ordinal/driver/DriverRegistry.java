@@ -1,8 +1,11 @@
 package io.ordinal.driver;
 
 import io.micronaut.context.annotation.Value;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.ordinal.kube.Drivers;
+import io.ordinal.kube.Labels;
 import jakarta.inject.Singleton;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,6 +36,11 @@ public class DriverRegistry {
     return Optional.ofNullable(drivers.get(name));
   }
 
+  /** The name of the driver that runs {@code set}'s pods: its {@code ordinal.io/driver}, else the default. */
+  public String nameFor(StatefulSet set) {
+    return policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION));
+  }
+
   public PodDriver get(String name) {
     PodDriver driver = drivers.get(name);
     if (driver == null) {
@@ -47,7 +55,7 @@ public class DriverRegistry {
   }
 
   /** Removes a deleted claim's volume wherever a driver keeps it (a claim does not record its driver). */
-  public void deleteVolume(String namespace, String claimName) throws java.io.IOException {
+  public void deleteVolume(String namespace, String claimName) throws IOException {
     for (PodDriver driver : drivers.values()) {
       driver.deleteVolume(namespace, claimName);
     }

@@ -30,10 +30,6 @@ public final class ClaimOwners {
 
   /** An owner of a claim: the set or one of its pods. */
   public record Owner(String apiVersion, String kind, String name, String uid) {
-    static Owner of(OwnerReference ref) {
-      return new Owner(ref.getApiVersion(), ref.getKind(), ref.getName(), ref.getUid());
-    }
-
     boolean sameObject(OwnerReference ref) {
       return kind.equals(ref.getKind()) && name.equals(ref.getName())
           && group(apiVersion).equals(group(ref.getApiVersion()));

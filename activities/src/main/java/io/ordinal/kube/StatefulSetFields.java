@@ -1,5 +1,6 @@
 package io.ordinal.kube;
 
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.util.List;
 
 /** The enum values of apps/v1 StatefulSet fields, shared by defaulting, validation and the adapters. */
@@ -14,13 +15,13 @@ public final class StatefulSetFields {
   private StatefulSetFields() {}
 
   /** {@code spec.ordinals.start}, 0 when unset. */
-  public static int ordinalStart(io.fabric8.kubernetes.api.model.apps.StatefulSet set) {
+  public static int ordinalStart(StatefulSet set) {
     var ordinals = set.getSpec().getOrdinals();
     return ordinals == null || ordinals.getStart() == null ? 0 : ordinals.getStart();
   }
 
   /** Upstream {@code podInOrdinalRange}: ordinal is in [start, start + replicas). */
-  public static boolean inOrdinalRange(io.fabric8.kubernetes.api.model.apps.StatefulSet set, int ordinal) {
+  public static boolean inOrdinalRange(StatefulSet set, int ordinal) {
     int start = ordinalStart(set);
     int replicas = set.getSpec().getReplicas() == null ? 1 : set.getSpec().getReplicas();
     return ordinal >= start && ordinal < start + replicas;

@@ -132,13 +132,19 @@ public class PodLifecycle {
    * claim's request and capacity become the template's, with an event on the claim.
    */
   private void expand(StatefulSet set, PvcRow row) {
-    if (row.terminating()) {
-      return;
+    if (!row.terminating()) {
+      PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+      write(set, row, claim, grow(set, row, claim));
     }
-    PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+  }
+
+  /** What growing {@code claim} in place to its template's storage did: the size before and after; null if none. */
+  private record Growth(Quantity from, Quantity to) {}
+
+  private static Growth grow(StatefulSet set, PvcRow row, PersistentVolumeClaim claim) {
     Optional<Quantity> grown = ClaimSizes.template(set, row.name(), row.ordinal()).flatMap(t -> ClaimSizes.grown(claim, t));
     if (grown.isEmpty()) {
-      return;
+      return null;
     }
     Quantity before = ClaimSizes.storage(claim).orElse(null);
     claim.getSpec().getResources().getRequests().put("storage", grown.get());
@@ -148,29 +154,36 @@ public class PodLifecycle {
       capacity.put("storage", grown.get());
       claim.getStatus().setCapacity(capacity);
     }
+    return new Growth(before, grown.get());
+  }
+
+  /** Stores a changed claim; a growth is told on the claim, with the driver's word on enforcing it. */
+  private void write(StatefulSet set, PvcRow row, PersistentVolumeClaim claim, Growth growth) {
     tx.executeWrite(status -> {
-      if (pvcs.updateObject(row.id(), row.uid(), KubeJson.write(claim)) > 0) {
+      if (pvcs.updateObject(row.id(), row.uid(), KubeJson.write(claim)) > 0 && growth != null) {
         events.record(row.namespace(), "PersistentVolumeClaim", row.name(), row.uid(), EventRecorder.NORMAL,
-            "VolumeResizeSuccessful", "expanded from " + before + " to " + grown.get() + " (volumeClaimTemplate of StatefulSet "
-                + set.getMetadata().getName() + ")");
+            "VolumeResizeSuccessful", "expanded from " + growth.from() + " to " + growth.to()
+                + " (volumeClaimTemplate of StatefulSet " + set.getMetadata().getName() + ")");
       }
       return null;
     });
-    reportUnenforcedSize(set, row.name(), row.uid());
+    if (growth != null) {
+      reportUnenforcedSize(set, row.name(), row.uid());
+    }
   }
 
   /** Says plainly, on the claim, when its driver cannot hold its volume to the requested size. */
   private void reportUnenforcedSize(StatefulSet set, String claimName, String claimUid) {
-    String driver = drivers.policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION));
-    drivers.find(driver).flatMap(d -> d.volumeSizeNotEnforced(set.getMetadata().getNamespace(), claimName))
+    drivers.find(drivers.nameFor(set)).flatMap(d -> d.volumeSizeNotEnforced(set.getMetadata().getNamespace(), claimName))
         .ifPresent(why -> events.record(set.getMetadata().getNamespace(), "PersistentVolumeClaim", claimName, claimUid,
             EventRecorder.WARNING, "VolumeSizeNotEnforced", why));
   }
 
   /**
-   * Makes the ownerReferences of the claims of pod {@code ordinal} what the set's retention policy
-   * asks for now (upstream's {@code UpdatePodClaimForRetentionPolicy}); a claim another controller
-   * owns keeps that owner, with a ConflictingController event.
+   * Makes the claims of pod {@code ordinal} what the set asks for now: their size its template's
+   * (expansion), their ownerReferences its retention policy's (upstream's
+   * {@code UpdatePodClaimForRetentionPolicy}); a claim another controller owns keeps that owner, with
+   * a ConflictingController event. Each claim is read and written once.
    */
   public void updateClaims(SetKey key, int ordinal, String podName) {
     Optional<StatefulSet> found = liveSet(key);
@@ -181,18 +194,19 @@ public class PodLifecycle {
     StatefulSet set = found.get();
     ClaimOwners.Owner owner = ClaimOwners.podOwner(podName, pod.get().uid());
     boolean inRange = StatefulSetFields.inOrdinalRange(set, ordinal);
-    for (PvcRow stored : pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name())) {
-      if (stored.ordinal() != ordinal || stored.terminating()) {
+    for (PvcRow row : pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name())) {
+      if (row.ordinal() != ordinal || row.terminating()) {
         continue;
       }
-      expand(set, stored);
-      PvcRow row = pvcs.findById(stored.id()).orElse(stored);
       PersistentVolumeClaim claim = KubeJson.read(row.object(), PersistentVolumeClaim.class);
+      Growth growth = grow(set, row, claim);
       List<OwnerReference> current = claim.getMetadata().getOwnerReferences();
       List<OwnerReference> desired = ClaimOwners.desired(current, set, owner, inRange);
       if (desired != current) {
         claim.getMetadata().setOwnerReferences(desired.isEmpty() ? null : desired);
-        pvcs.updateObject(row.id(), row.uid(), KubeJson.write(claim));
+      }
+      if (growth != null || desired != current) {
+        write(set, row, claim, growth);
       }
       if (ClaimOwners.ownedByAnotherController(current, set, owner)) {
         events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.WARNING,
@@ -277,7 +291,7 @@ public class PodLifecycle {
     annotations.put(PodSecurityAdmission.DEFAULT_USER_ANNOTATION, podSecurity.defaultUser(namespace));
     pod.getMetadata().setAnnotations(annotations);
     String id = StatefulSetStore.id(namespace, pod.getMetadata().getName());
-    String driver = drivers.policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION));
+    String driver = drivers.nameFor(set);
     PodRow row = new PodRow(id, namespace, pod.getMetadata().getName(), set.getMetadata().getName(), ordinal,
         UUID.randomUUID().toString(), revision, driver, KubeJson.write(pod), PodSnapshot.PENDING, false, null, null,
         null, Instant.now(), Repositories.VERSION_ASSIGNED_BY_DATABASE, null, null, null);

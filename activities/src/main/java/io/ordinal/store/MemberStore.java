@@ -40,7 +40,7 @@ public class MemberStore {
 
   public void join(String namespace, String setName, int ordinal) {
     update("INSERT INTO set_members (namespace, set_name, ordinal, joined_at) VALUES (?, ?, ?, ?)"
-        + " ON CONFLICT DO NOTHING", namespace, setName, ordinal);
+        + " ON CONFLICT DO NOTHING", namespace, setName, ordinal, Timestamp.from(Instant.now()));
   }
 
   public void leave(String namespace, String setName, int ordinal) {
@@ -48,18 +48,16 @@ public class MemberStore {
   }
 
   public void forget(String namespace, String setName) {
-    update("DELETE FROM set_members WHERE namespace = ? AND set_name = ?", namespace, setName, null);
+    update("DELETE FROM set_members WHERE namespace = ? AND set_name = ?", namespace, setName);
   }
 
-  private void update(String sql, String namespace, String setName, Integer ordinal) {
+  /** Runs {@code sql} with {@code parameters}, the namespace and the set's name first. */
+  private void update(String sql, String namespace, String setName, Object... parameters) {
     try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
       s.setString(1, namespace);
       s.setString(2, setName);
-      if (ordinal != null) {
-        s.setInt(3, ordinal);
-        if (sql.startsWith("INSERT")) {
-          s.setTimestamp(4, Timestamp.from(Instant.now()));
-        }
+      for (int i = 0; i < parameters.length; i++) {
+        s.setObject(3 + i, parameters[i]);
       }
       s.executeUpdate();
     } catch (SQLException e) {

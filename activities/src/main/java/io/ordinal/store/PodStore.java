@@ -13,7 +13,9 @@ import io.ordinal.model.PodSnapshot;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Pods and PVCs in PostgreSQL, and their API objects. */
@@ -48,8 +50,8 @@ public class PodStore {
   /** Sets an annotation on that incarnation ({@code uid}) of the pod. */
   public void annotate(PodRow row, String key, String value) {
     Pod pod = KubeJson.read(row.object(), Pod.class);
-    java.util.Map<String, String> annotations = new java.util.LinkedHashMap<>(
-        pod.getMetadata().getAnnotations() == null ? java.util.Map.of() : pod.getMetadata().getAnnotations());
+    Map<String, String> annotations = new LinkedHashMap<>(
+        pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations());
     annotations.put(key, value);
     pod.getMetadata().setAnnotations(annotations);
     pods.updateObject(row.id(), row.uid(), KubeJson.write(pod));

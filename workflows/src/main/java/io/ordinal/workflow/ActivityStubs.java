@@ -1,5 +1,7 @@
 package io.ordinal.workflow;
 
+import io.ordinal.model.MemberHooks;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.workflow.Workflow;
@@ -36,8 +38,8 @@ final class ActivityStubs {
    * a crashed worker's attempt is retried within {@link #HOOK_HEARTBEAT}), and {@code maxAttempts}
    * attempts back off exponentially from {@code backoffSeconds}.
    */
-  static HookActivities hooks(io.ordinal.model.MemberHooks.Timing timing) {
-    return Workflow.newActivityStub(HookActivities.class, io.temporal.activity.ActivityOptions.newBuilder()
+  static HookActivities hooks(MemberHooks.Timing timing) {
+    return Workflow.newActivityStub(HookActivities.class, ActivityOptions.newBuilder()
         .setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE)
         .setStartToCloseTimeout(Duration.ofSeconds(timing.timeoutSeconds() + 30L))
         .setHeartbeatTimeout(HOOK_HEARTBEAT)

@@ -1,5 +1,7 @@
 package io.ordinal.driver.local;
 
+import io.ordinal.kube.Labels;
+import io.ordinal.kube.PodHostname;
 import io.ordinal.store.PodAddressRow;
 import io.ordinal.store.Repositories;
 import io.ordinal.store.StatefulSetStore;
@@ -23,7 +25,7 @@ import java.util.Set;
  */
 @Singleton
 public class AddressBook {
-  public static final String CLUSTER_DOMAIN = io.ordinal.kube.Labels.CLUSTER_DOMAIN;
+  public static final String CLUSTER_DOMAIN = Labels.CLUSTER_DOMAIN;
   private final Repositories.PodAddresses addresses;
   private final LocalPaths paths;
 

@@ -7,6 +7,7 @@ import io.ordinal.driver.ExecRequest;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.driver.PodEvents;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.PodHostname;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodRow;
@@ -16,6 +17,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -211,7 +213,7 @@ public class LocalDriver implements PodDriver {
   @Override
   public void deleteVolume(String namespace, String claimName) throws IOException {
     Path dir = paths.volume(namespace, claimName);
-    if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     try (Stream<Path> files = Files.walk(dir)) { // does not follow symlinks

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.PodHostname;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.KubeJson;

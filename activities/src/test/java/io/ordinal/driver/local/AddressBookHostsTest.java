@@ -2,6 +2,7 @@ package io.ordinal.driver.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ordinal.kube.PodHostname;
 import io.ordinal.store.PodAddressRow;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.ordinal.driver.local;
+package io.ordinal.kube;
 
 import io.fabric8.kubernetes.api.model.Pod;
 
@@ -10,25 +10,25 @@ import io.fabric8.kubernetes.api.model.Pod;
  * @param hostname what {@code hostname} prints in the pod (and its {@code HOSTNAME})
  * @param domain the pod's DNS domain, or null without a subdomain
  */
-record PodHostname(String hostname, String domain) {
+public record PodHostname(String hostname, String domain) {
   /** The kernel's limit is 64 bytes with the terminating NUL. */
-  static final int MAX_LENGTH = 63;
+  public static final int MAX_LENGTH = 63;
 
-  static PodHostname of(Pod pod) {
+  public static PodHostname of(Pod pod) {
     var spec = pod.getSpec();
     return of(pod.getMetadata().getNamespace(), pod.getMetadata().getName(),
         spec == null ? null : spec.getHostname(), spec == null ? null : spec.getSubdomain());
   }
 
-  static PodHostname of(String namespace, String podName, String specHostname, String subdomain) {
+  public static PodHostname of(String namespace, String podName, String specHostname, String subdomain) {
     String hostname = specHostname == null || specHostname.isEmpty() ? podName : specHostname;
     String domain = subdomain == null || subdomain.isEmpty() ? null
-        : subdomain + "." + namespace + ".svc." + AddressBook.CLUSTER_DOMAIN;
+        : subdomain + "." + namespace + ".svc." + Labels.CLUSTER_DOMAIN;
     return new PodHostname(truncate(podName, hostname), domain);
   }
 
   /** What {@code hostname -f} prints: the hostname in the pod's domain, or the bare hostname without one. */
-  String fqdn() {
+  public String fqdn() {
     return domain == null ? hostname : hostname + "." + domain;
   }
 

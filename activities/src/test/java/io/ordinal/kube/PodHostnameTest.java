@@ -1,4 +1,4 @@
-package io.ordinal.driver.local;
+package io.ordinal.kube;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
