@@ -94,10 +94,10 @@ public class SetActivitiesImpl implements SetActivities {
       return new Observation(null, null, true, false, false, false);
     }
     // A set deleted with its pods orphaned has none left to act on.
-    List<PodRow> rows = StatefulSetStore.orphansPods(set) ? List.of() : pods.ofSet(key.namespace(), key.name());
-    if (set.getMetadata().getDeletionTimestamp() == null) {
-      pods.adoptOrphans(rows, PodFactory.ownerReference(set));
-    }
+    PodStore.Claimed claimed = StatefulSetStore.orphansPods(set) ? new PodStore.Claimed(List.of(), List.of())
+        : pods.claim(pods.ofSet(key.namespace(), key.name()), PodFactory.ownerReference(set), spec.getSelector(),
+            set.getMetadata().getDeletionTimestamp() != null);
+    List<PodRow> rows = claimed.owned();
     List<PvcRow> claims = pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name());
     Set<Integer> staleOrdinals = staleClaims(set, rows, claims);
     List<PodSnapshot> observed = rows.stream()
@@ -116,7 +116,7 @@ public class SetActivitiesImpl implements SetActivities {
         StatefulSetFields.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
         rolling, partition, maxUnavailable, status.currentRevision(), update.get().name(), observed,
         RolloutControls.of(set, update.get().rolledBack()), StatefulSetFields.ordinalStart(set),
-        claimsToDelete(claims), null, null, null);
+        claimsToDelete(claims), null, null, null, claimed.foreignOrdinals());
     Optional<MemberHookSpec> hooks = MemberHookSpec.of(set.getMetadata());
     if (hooks.isPresent()) {
       // Members: those recorded, and every ordinal that has a pod (pods made before the hooks existed).
@@ -299,12 +299,14 @@ public class SetActivitiesImpl implements SetActivities {
     StatefulSet set = found.get();
     List<PvcRow> claims = pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name());
     if (StatefulSetStore.orphansPods(set)) {
-      pods.release(key.namespace(), key.name());
+      pods.release(key.namespace(), key.name(), set.getMetadata().getUid());
       releaseClaims(set, claims); // orphaned dependents keep nothing that would take them with the set
       sets.remove(key.namespace(), key.name()); // the pods keep their addresses
       return;
     }
-    if (!pods.ofSet(key.namespace(), key.name()).isEmpty()) {
+    // Pods it released, or another controller's, of its names stay (a set being deleted claims none).
+    if (!pods.claim(pods.ofSet(key.namespace(), key.name()), PodFactory.ownerReference(set), set.getSpec().getSelector(),
+        true).owned().isEmpty()) {
       throw ApplicationFailure.newFailure("StatefulSet " + key + " still has pods", "PodsRemain");
     }
     // whenDeleted: Delete: the claims the set owns go with it, before it (a retry finishes them).

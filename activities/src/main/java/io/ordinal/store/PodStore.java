@@ -1,14 +1,18 @@
 package io.ordinal.store;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.ordinal.kube.LabelSelectors;
 import io.ordinal.model.PodSnapshot;
 import jakarta.inject.Singleton;
 import java.time.Instant;
@@ -16,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /** Pods and PVCs in PostgreSQL, and their API objects. */
@@ -61,30 +66,76 @@ public class PodStore {
    * Leaves a deleted set's pods running without an owner (deletion with propagationPolicy Orphan).
    * They keep the set's name, so a set created again under it takes them back, as upstream adopts.
    */
-  public void release(String namespace, String setName) {
+  public void release(String namespace, String setName, String setUid) {
     for (PodRow row : ofSet(namespace, setName)) {
-      Pod pod = KubeJson.read(row.object(), Pod.class);
-      if (pod.getMetadata().getOwnerReferences() != null && !pod.getMetadata().getOwnerReferences().isEmpty()) {
-        pod.getMetadata().setOwnerReferences(null);
-        pods.updateObject(row.id(), row.uid(), KubeJson.write(pod));
+      List<OwnerReference> references = KubeJson.read(row.object(), MetadataOnly.class).metadata().getOwnerReferences();
+      if (references != null && references.stream().anyMatch(r -> setUid.equals(r.getUid()))) {
+        writeOwners(row, references.stream().filter(r -> !setUid.equals(r.getUid())).toList());
       }
     }
   }
 
+  /** A stored object read only as far as its metadata (the spec is skipped, not bound). */
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  private record MetadataOnly(ObjectMeta metadata) {}
+
+  /** The pods a set controls, and the ordinals whose pod name another owner holds. */
+  public record Claimed(List<PodRow> owned, List<Integer> foreignOrdinals) {}
+
   /**
-   * Makes {@code owner} the controller of those of its pods that have no owner: the pods a set of the
-   * same name left running when it was deleted with propagationPolicy Orphan, as upstream's
-   * controller adopts orphans. Owned pods are not read (their JSON names an owner).
+   * Upstream's {@code ClaimPods} over the pods named as a set's ({@code isMemberOf}), for the set that
+   * {@code owner} references: an orphan whose labels match the selector is adopted (a set of the same
+   * name deleted with propagationPolicy Orphan left it, or a user removed its owner), unless it is
+   * terminating; an owned pod whose labels stopped matching is released (its reference removed, it
+   * keeps running); a pod another controller owns is left alone. A set being deleted neither adopts
+   * nor releases.
    */
-  public void adoptOrphans(List<PodRow> rows, OwnerReference owner) {
+  public Claimed claim(List<PodRow> rows, OwnerReference owner, LabelSelector selector, boolean deleting) {
+    List<PodRow> owned = new ArrayList<>();
+    List<Integer> foreign = new ArrayList<>();
     for (PodRow row : rows) {
-      if (row.object().contains("\"ownerReferences\"")) {
+      ObjectMeta meta = KubeJson.read(row.object(), MetadataOnly.class).metadata();
+      List<OwnerReference> references = new ArrayList<>(Objects.requireNonNullElse(meta.getOwnerReferences(), List.of()));
+      OwnerReference controller = references.stream().filter(r -> Boolean.TRUE.equals(r.getController()))
+          .findFirst().orElse(null);
+      boolean matches = LabelSelectors.matches(selector, Objects.requireNonNullElse(meta.getLabels(), Map.of()));
+      boolean ours = controller != null && owner.getUid().equals(controller.getUid());
+      if (ours && (matches || deleting)) {
+        owned.add(row);
         continue;
       }
-      Pod pod = KubeJson.read(row.object(), Pod.class);
-      pod.getMetadata().setOwnerReferences(List.of(owner));
-      pods.updateObject(row.id(), row.uid(), KubeJson.write(pod));
+      if (ours) {
+        references.remove(controller);
+        writeOwners(row, references);
+      } else if (controller == null && matches && !deleting && !row.terminating()) {
+        references.add(owner);
+        if (writeOwners(row, references)) {
+          owned.add(row);
+          continue;
+        }
+      }
+      foreign.add(row.ordinal());
     }
+    return new Claimed(owned, foreign);
+  }
+
+  /**
+   * Writes what the API lets change on a pod (labels, annotations, ownerReferences) if it is still at
+   * {@code expectedVersion}; false when it changed in between.
+   */
+  public boolean updateMetadata(PodRow row, ObjectMeta changed, long expectedVersion) {
+    Pod stored = KubeJson.read(row.object(), Pod.class);
+    stored.getMetadata().setLabels(changed.getLabels());
+    stored.getMetadata().setAnnotations(changed.getAnnotations());
+    stored.getMetadata().setOwnerReferences(changed.getOwnerReferences());
+    return pods.updateObjectIfVersion(row.id(), expectedVersion, KubeJson.write(stored)) > 0;
+  }
+
+  /** Writes a pod's ownerReferences (none: the field goes); false when that pod is gone. */
+  private boolean writeOwners(PodRow row, List<OwnerReference> references) {
+    Pod pod = KubeJson.read(row.object(), Pod.class);
+    pod.getMetadata().setOwnerReferences(references.isEmpty() ? null : references);
+    return pods.updateObject(row.id(), row.uid(), KubeJson.write(pod)) > 0;
   }
 
   /** The pods of a namespace, by name. */

@@ -25,6 +25,10 @@ public final class Repositories {
 
     List<StatefulSetRow> listOrderById();
 
+    List<StatefulSetRow> findByNamespaceAndDeletedInBackgroundOrderByName(String namespace, boolean deletedInBackground);
+
+    List<StatefulSetRow> findByDeletedInBackgroundOrderById(boolean deletedInBackground);
+
     /**
      * Optimistic concurrency: writes only when the stored resourceVersion is still {@code expected}
      * (the trigger gives the row its next one).
@@ -41,10 +45,11 @@ public final class Repositories {
         ON CONFLICT (id) DO NOTHING""")
     long insertIfAbsent(String id, String namespace, String name, String uid, Instant createdAt, String object);
 
+    /** The first deletion decides: a set already being deleted keeps its timestamp and policy. */
     @Query("""
-        UPDATE statefulsets SET deletion_timestamp = :deletionTimestamp
+        UPDATE statefulsets SET deletion_timestamp = :deletionTimestamp, deleted_in_background = :inBackground
         WHERE id = :id AND deletion_timestamp IS NULL""")
-    long markDeleting(String id, Instant deletionTimestamp);
+    long markDeleting(String id, Instant deletionTimestamp, boolean inBackground);
 
     @Query("UPDATE statefulsets SET status = :status WHERE id = :id")
     long updateStatus(String id, String status);
@@ -129,6 +134,10 @@ public final class Repositories {
 
     @Query("UPDATE pods SET object = :object WHERE id = :id AND uid = :uid")
     long updateObject(String id, String uid, String object);
+
+    /** Optimistic concurrency for writes through the API: only while the pod is at {@code expected}. */
+    @Query("UPDATE pods SET object = :object WHERE id = :id AND resource_version = :expected")
+    long updateObjectIfVersion(String id, long expected, String object);
 
     @Query("DELETE FROM pods WHERE id = :id AND uid = :uid")
     long deleteByIdAndUid(String id, String uid);

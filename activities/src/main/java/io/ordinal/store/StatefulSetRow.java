@@ -17,4 +17,5 @@ public record StatefulSetRow(
     @Nullable Instant deletionTimestamp,
     String object,
     @Nullable String status,
-    @Nullable String activeOperation) {}
+    @Nullable String activeOperation,
+    boolean deletedInBackground) {}

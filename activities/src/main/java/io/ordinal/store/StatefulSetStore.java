@@ -28,6 +28,17 @@ public class StatefulSetStore {
   /** On a set being deleted: its pods are left running, unowned, instead of being deleted. */
   public static final String ORPHAN_FINALIZER = "orphan";
 
+  /** On a set being deleted: it stays, for all to see, until its pods are gone (upstream's name). */
+  public static final String FOREGROUND_FINALIZER = "foregroundDeletion";
+
+  /**
+   * A DELETE's propagationPolicy. Background, upstream's default for apps/v1, takes the set out of
+   * the API at once; Foreground keeps it, with its deletionTimestamp, until its pods are gone; Orphan
+   * leaves the pods running. Ordinal's controller removes the pods in both first cases, highest
+   * ordinal first, running preDelete hooks (upstream's garbage collector removes them all at once).
+   */
+  public enum Propagation { ORPHAN, BACKGROUND, FOREGROUND }
+
   /** Whether a set being deleted leaves its pods behind. */
   public static boolean orphansPods(StatefulSet set) {
     return set.getMetadata().getDeletionTimestamp() != null && set.getMetadata().getFinalizers() != null
@@ -39,12 +50,24 @@ public class StatefulSetStore {
     return namespace + "/" + name;
   }
 
+  /** The set as its controller sees it: also one deleted in the background, until its pods are gone. */
   public Optional<StatefulSet> get(String namespace, String name) {
     return sets.findById(id(namespace, name)).map(StatefulSetStore::toObject);
   }
 
   public List<StatefulSet> list(String namespace) {
     List<StatefulSetRow> rows = namespace == null ? sets.listOrderById() : sets.findByNamespaceOrderByName(namespace);
+    return rows.stream().map(StatefulSetStore::toObject).toList();
+  }
+
+  /** The set as the API shows it: one deleted in the background is gone from it already. */
+  public Optional<StatefulSet> getVisible(String namespace, String name) {
+    return sets.findById(id(namespace, name)).filter(row -> !row.deletedInBackground()).map(StatefulSetStore::toObject);
+  }
+
+  public List<StatefulSet> listVisible(String namespace) {
+    List<StatefulSetRow> rows = namespace == null ? sets.findByDeletedInBackgroundOrderById(false)
+        : sets.findByNamespaceAndDeletedInBackgroundOrderByName(namespace, false);
     return rows.stream().map(StatefulSetStore::toObject).toList();
   }
 
@@ -69,8 +92,7 @@ public class StatefulSetStore {
     // Insert-if-absent, so that two concurrent creates cannot both pass an existence check.
     if (sets.insertIfAbsent(id(namespace, name), namespace, name, stored.getMetadata().getUid(), now,
         KubeJson.write(stored)) == 0) {
-      throw new StoreException(StoreException.Reason.ALREADY_EXISTS,
-          "statefulsets.apps \"" + name + "\" already exists");
+      throw alreadyExists(namespace, name);
     }
     return get(namespace, name).orElseThrow();
   }
@@ -101,16 +123,31 @@ public class StatefulSetStore {
     return get(namespace, name).orElseThrow();
   }
 
-  /** Starts the deletion of a set: its controller removes the pods, then the set. */
+  /** 409 for a name in use; upstream says so too while the holder is being deleted. */
+  public StoreException alreadyExists(String namespace, String name) {
+    boolean deleting = sets.findById(id(namespace, name)).map(row -> row.deletionTimestamp() != null).orElse(false);
+    return new StoreException(StoreException.Reason.ALREADY_EXISTS,
+        (deleting ? "object is being deleted: " : "") + "statefulsets.apps \"" + name + "\" already exists");
+  }
+
+  /**
+   * Starts the deletion of a set: its controller removes the pods (unless they are orphaned), then
+   * the set. Returns the set as it is now.
+   */
   @Transactional
-  public StatefulSet markDeleting(String namespace, String name, boolean orphan) {
+  public StatefulSet markDeleting(String namespace, String name, Propagation propagation) {
     StatefulSetRow row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
-    // Upstream's way to say "leave the pods": the orphan finalizer, until the set is removed. A status
-    // write may race it; it is added to the newer object then, never skipped.
-    while (orphan && row.deletionTimestamp() == null && !addFinalizer(row, ORPHAN_FINALIZER)) {
+    // Upstream's way to say "leave the pods" or "wait for them": a finalizer, until the set is removed.
+    // A status write may race it; it is added to the newer object then, never skipped.
+    String finalizer = switch (propagation) {
+      case ORPHAN -> ORPHAN_FINALIZER;
+      case FOREGROUND -> FOREGROUND_FINALIZER;
+      case BACKGROUND -> null;
+    };
+    while (finalizer != null && row.deletionTimestamp() == null && !addFinalizer(row, finalizer)) {
       row = sets.findById(id(namespace, name)).orElseThrow(() -> notFound(name));
     }
-    sets.markDeleting(id(namespace, name), Instant.now());
+    sets.markDeleting(id(namespace, name), Instant.now(), propagation == Propagation.BACKGROUND);
     return get(namespace, name).orElseThrow(() -> notFound(name));
   }
 

@@ -147,6 +147,24 @@ public class CoreApi {
         .orElseThrow(() -> ApiException.notFound("pods", name)));
   }
 
+  @Put(value = NS + "/pods/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Replace a pod's labels, annotations and ownerReferences (its spec cannot change; status is ignored)")
+  @RequestBody(content = @Content(schema = @Schema(implementation = Pod.class)))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
+  public HttpResponse<String> replacePod(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    Pod pod = KubeCodec.read(request, body, Pod.class);
+    return KubeCodec.ok(request, podService.update(namespace, name, WriteOptions.of(request).dryRun(), current -> pod));
+  }
+
+  @Patch(value = NS + "/pods/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a pod's labels, annotations and ownerReferences (kubectl label/annotate pod)")
+  @RequestBody(content = @Content(schema = @Schema(type = "object")))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
+  public HttpResponse<String> patchPod(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    return KubeCodec.ok(request, podService.update(namespace, name, WriteOptions.ofPatch(request).dryRun(),
+        current -> Patches.apply(request, body, current, Pod.class)));
+  }
+
   @Delete(value = NS + "/pods", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Delete the pods that labelSelector and fieldSelector select (deletecollection); their sets recreate them")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PodList.class)))

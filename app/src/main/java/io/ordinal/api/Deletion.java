@@ -3,13 +3,16 @@ package io.ordinal.api;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.micronaut.http.HttpRequest;
+import io.ordinal.store.StatefulSetStore.Propagation;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A DELETE's options ({@code metav1.DeleteOptions}), from the body kubectl sends or the query:
- * propagationPolicy (Orphan leaves the pods running), preconditions, dryRun.
+ * propagationPolicy (Background when none is given, as upstream's default for apps/v1; the
+ * deprecated orphanDependents still says Orphan), preconditions, dryRun.
  */
-public record Deletion(boolean orphan, boolean dryRun, String uid, String resourceVersion) {
+public record Deletion(Propagation propagation, boolean dryRun, String uid, String resourceVersion) {
 
   public static Deletion of(HttpRequest<?> request, String body) {
     DeleteOptions options = body == null || body.isBlank() ? new DeleteOptions()
@@ -22,7 +25,8 @@ public record Deletion(boolean orphan, boolean dryRun, String uid, String resour
       throw ApiException.badRequest("propagationPolicy: Unsupported value: \"" + policy
           + "\": supported values: \"Foreground\", \"Background\", \"Orphan\"");
     }
-    boolean orphan = "Orphan".equals(policy) || (policy == null && Boolean.TRUE.equals(options.getOrphanDependents()));
+    Propagation propagation = policy != null ? Propagation.valueOf(policy.toUpperCase(Locale.ROOT))
+        : Boolean.TRUE.equals(options.getOrphanDependents()) ? Propagation.ORPHAN : Propagation.BACKGROUND;
     boolean dryRun = DryRun.requested(request);
     if (options.getDryRun() != null && !options.getDryRun().isEmpty()) {
       if (!options.getDryRun().equals(List.of("All"))) {
@@ -31,7 +35,7 @@ public record Deletion(boolean orphan, boolean dryRun, String uid, String resour
       dryRun = true;
     }
     var preconditions = options.getPreconditions();
-    return new Deletion(orphan, dryRun, preconditions == null ? null : preconditions.getUid(),
+    return new Deletion(propagation, dryRun, preconditions == null ? null : preconditions.getUid(),
         preconditions == null ? null : preconditions.getResourceVersion());
   }
 

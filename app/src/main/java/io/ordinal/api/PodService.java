@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.ordinal.api.log.LogOptions;
+import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.api.log.LogReader;
 import io.ordinal.api.exec.ExecOptions;
 import io.ordinal.driver.DriverPod;
@@ -21,6 +23,7 @@ import io.ordinal.driver.PodDriver;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.SetKey;
 import io.ordinal.pods.PodLifecycle;
+import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.StatefulSetStore;
@@ -36,11 +39,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
-/** What the API does with the pods of sets beyond reading them: deletion by a user, logs, Endpoints. */
+/** What the API does with the pods of sets beyond reading them: metadata updates and deletion by a user, logs, Endpoints. */
 @Singleton
 public class PodService {
+  private static final int WRITE_ATTEMPTS = 20;
   private final PodStore pods;
   private final StatefulSetStore sets;
   private final PodLifecycle lifecycle;
@@ -62,6 +67,57 @@ public class PodService {
     lifecycle.deletePod(new SetKey(namespace, row.setName()), name, "deleted through the API");
     signals.podChanged(namespace, row.setName(), name);
     return PodStore.toObject(pods.find(namespace, name).orElse(row));
+  }
+
+  /**
+   * PUT and PATCH of a pod: its labels, annotations and owners may change (kubectl label, annotate;
+   * releasing a pod from its set by changing its labels, or orphaning it). Its set's controller is
+   * told, so that it adopts or releases the pod at once. Without a resourceVersion the write is
+   * unconditional (upstream allows that for pods) and retried against a racing write.
+   */
+  public Pod update(String namespace, String name, boolean dryRun, UnaryOperator<Pod> change) {
+    for (int attempt = 1; ; attempt++) {
+      PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
+      Pod current = PodStore.toObject(row);
+      Pod changed = change.apply(KubeJson.copy(current, Pod.class));
+      if (changed.getKind() != null && !"Pod".equals(changed.getKind())) {
+        throw ApiException.badRequest("the kind of the object (" + changed.getKind() + ") is not Pod");
+      }
+      if (changed.getMetadata() == null || !name.equals(changed.getMetadata().getName())) {
+        throw ApiException.badRequest("the name of the object (" + (changed.getMetadata() == null ? null
+            : changed.getMetadata().getName()) + ") does not match the name on the URL (" + name + ")");
+      }
+      if (changed.getMetadata().getNamespace() != null && !namespace.equals(changed.getMetadata().getNamespace())) {
+        throw ApiException.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+      }
+      String sent = changed.getMetadata().getResourceVersion();
+      boolean conditional = sent != null && !sent.isEmpty();
+      if (conditional && !sent.equals(current.getMetadata().getResourceVersion())) {
+        throw conflict(name);
+      }
+      List<FieldError> errors = StatefulSetValidation.validatePodUpdate(changed, current);
+      if (!errors.isEmpty()) {
+        throw ApiException.invalid("", "Pod", name, errors);
+      }
+      if (dryRun) {
+        current.getMetadata().setLabels(changed.getMetadata().getLabels());
+        current.getMetadata().setAnnotations(changed.getMetadata().getAnnotations());
+        current.getMetadata().setOwnerReferences(changed.getMetadata().getOwnerReferences());
+        return current;
+      }
+      if (pods.updateMetadata(row, changed.getMetadata(), row.resourceVersion())) {
+        signals.podChanged(namespace, row.setName(), name);
+        return PodStore.toObject(pods.find(namespace, name).orElse(row));
+      }
+      if (conditional || attempt >= WRITE_ATTEMPTS) {
+        throw conflict(name);
+      }
+    }
+  }
+
+  private static ApiException conflict(String name) {
+    return ApiException.of(409, "Conflict", "Operation cannot be fulfilled on pods \"" + name
+        + "\": the object has been modified; please apply your changes to the latest version and try again");
   }
 
   /**

@@ -65,11 +65,11 @@ public class StatefulSetService {
   }
 
   public List<StatefulSet> list(String namespace) {
-    return store.list(namespace);
+    return store.listVisible(namespace);
   }
 
   public StatefulSet get(String namespace, String name) {
-    return store.get(namespace, name).orElseThrow(() -> ApiException.notFound(RESOURCE, name));
+    return store.getVisible(namespace, name).orElseThrow(() -> ApiException.notFound(RESOURCE, name));
   }
 
   public StatefulSet create(String namespace, StatefulSet set, WriteOptions options) {
@@ -91,7 +91,7 @@ public class StatefulSetService {
     ownership.record(null, set);
     if (options.dryRun()) {
       if (store.get(namespace, meta.getName()).isPresent()) {
-        throw ApiException.of(409, "AlreadyExists", RESOURCE + " \"" + meta.getName() + "\" already exists");
+        throw ApiException.of(409, "AlreadyExists", store.alreadyExists(namespace, meta.getName()).getMessage());
       }
       return StatefulSetStore.asCreated(set);
     }
@@ -178,7 +178,7 @@ public class StatefulSetService {
     boolean pinned = pinnedVersion != null && !pinnedVersion.isEmpty();
     ObjectNode applied = FieldOwnership.tracked(config);
     for (int attempt = 1; ; attempt++) {
-      Optional<StatefulSet> live = store.get(namespace, name);
+      Optional<StatefulSet> live = store.getVisible(namespace, name);
       try {
         if (live.isEmpty()) {
           if (pinned) {
@@ -320,7 +320,7 @@ public class StatefulSetService {
     if (options.dryRun()) {
       return current;
     }
-    StatefulSet deleting = mapStoreErrors(name, () -> store.markDeleting(namespace, name, options.orphan()));
+    StatefulSet deleting = mapStoreErrors(name, () -> store.markDeleting(namespace, name, options.propagation()));
     signals.specChanged(key(deleting), deleting.getMetadata().getGeneration());
     return deleting;
   }

@@ -108,6 +108,12 @@ final class Api {
     return send("DELETE", path, null, null, null);
   }
 
+  /** DELETE with propagationPolicy Foreground: the object stays, being deleted, until its dependents are gone. */
+  Reply deleteInForeground(String path) {
+    return send("DELETE", path, "application/json",
+        "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"Foreground\"}", null);
+  }
+
   /** @param headers more request headers, as name, value, name, value... */
   Reply send(String method, String path, String contentType, String body, String accept, String... headers) {
     HttpRequest.Builder request = request(path).timeout(Duration.ofSeconds(30))

@@ -258,8 +258,16 @@ class KubectlIT {
     assertEquals(pods.get(0).at("/metadata/uid"), adopted.at("/metadata/uid"));
     assertEquals(api.get(Paths.set(ns, "web")).json().at("/metadata/uid"), adopted.at("/metadata/ownerReferences/0/uid"),
         "the adopted pod names its new controller");
-    kubectl.run("delete", "sts", "web", "--wait=true").ok();
-    assertEquals(0, api.get(Paths.core(ns, "pods")).json().path("items").size());
+    // A pod whose labels stop matching is released, and a deleting set leaves it running.
+    kubectl.run("label", "pod", "web-1", "app-").ok();
+    api.await(Paths.core(ns, "pods/web-1"), TIMEOUT, r -> r.json().at("/metadata/ownerReferences").isMissingNode());
+    // Foreground: kubectl waits until the set is gone, which is after its pods are.
+    kubectl.run("delete", "sts", "web", "--cascade=foreground", "--wait=true").ok();
+    JsonNode left = api.get(Paths.core(ns, "pods")).json().path("items");
+    assertEquals(1, left.size(), left.toString());
+    assertEquals("web-1", left.get(0).at("/metadata/name").asText());
+    assertTrue(left.get(0).at("/metadata/deletionTimestamp").isMissingNode());
+    kubectl.run("delete", "pod", "web-1", "--wait=true").ok();
   }
 
   @Test

@@ -7,12 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpServer;
+import io.ordinal.store.KubeJson;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -106,9 +114,166 @@ class LifecycleIT {
     api.awaitConverged(ns, "web", 1, TIMEOUT);
     assertEquals(List.of("www-web-0", "www-web-1"), claims(ns));
 
+    // A DELETE without options is a Background one (upstream's default for apps/v1): the set is gone
+    // from the API at once, its pods and then its claims go after it.
     assertEquals(200, api.delete(Paths.set(ns, "web")).code());
-    api.await(Paths.set(ns, "web"), TIMEOUT, r -> r.code() == 404);
-    assertEquals(List.of(), claims(ns));
+    assertEquals(404, api.get(Paths.set(ns, "web")).code());
+    api.await(Paths.core(ns, "persistentvolumeclaims"), TIMEOUT, r -> r.json().path("items").isEmpty());
+    assertEquals(0, api.pods(ns, "app=web").size());
+  }
+
+  @Test
+  void aBackgroundDeleteTakesTheSetOutOfTheApiAtOnceAndKeepsItsNameUntilItsPodsAreGone(@Namespace String ns)
+      throws Exception {
+    api.createSet(ns, Manifests.web("web", 3, 0, Map.of("SIM_TERMINATION_DELAY_MS", "1500")));
+    api.awaitConverged(ns, "web", 3, TIMEOUT);
+    String listed = api.get(Paths.sets(ns)).json().at("/metadata/resourceVersion").asText();
+    JsonNode deleted = api.send("DELETE", Paths.set(ns, "web"), "application/json",
+        "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\",\"propagationPolicy\":\"Background\"}", null).json();
+    assertTrue(deleted.at("/metadata/deletionTimestamp").isTextual(), deleted.toString());
+    assertEquals(404, api.get(Paths.set(ns, "web")).code());
+    assertEquals(0, api.get(Paths.sets(ns)).json().path("items").size());
+    // Watchers see it DELETED, once.
+    String events = api.get(Paths.sets(ns) + "?watch=true&timeoutSeconds=1&resourceVersion=" + listed).body();
+    assertEquals(1, events.lines().filter(line -> line.contains("\"type\":\"DELETED\"")).count(), events);
+    // Its pods are still there, going highest first; the name is taken until they are gone.
+    assertFalse(api.pods(ns, "app=web").isEmpty());
+    Api.Reply again = api.post(Paths.sets(ns), "application/json", KubeJson.write(Manifests.web("web", 1, 0, Map.of())));
+    assertEquals(409, again.code(), again.body());
+    assertTrue(again.body().contains("object is being deleted: statefulsets.apps \\\"web\\\" already exists"), again.body());
+    api.await(Paths.core(ns, "pods"), TIMEOUT, r -> r.json().path("items").isEmpty());
+    assertEquals(List.of("web-2", "web-1", "web-0"), deletedPods(ns));
+    api.await(Paths.sets(ns), TIMEOUT,
+        r -> api.post(Paths.sets(ns), "application/json", KubeJson.write(Manifests.web("web", 1, 0, Map.of()))).code() == 201);
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+  }
+
+  /**
+   * Upstream's e2e "should adopt matching orphans and release non-matching pods", step by step: a
+   * pod whose owner is removed is adopted again; one whose labels stop matching is released and keeps
+   * running (the set does not make another of its name); given its labels back, it is adopted.
+   */
+  @Test
+  void aSetAdoptsMatchingOrphansAndReleasesPodsThatStopMatching(@Namespace String ns) {
+    JsonNode set = api.createSet(ns, Manifests.web("web", 1, 0, Map.of())).json();
+    String setUid = set.at("/metadata/uid").asText();
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    JsonNode pod = api.pod(ns, "web-0");
+    String podUid = pod.at("/metadata/uid").asText();
+    assertEquals(setUid, pod.at("/metadata/ownerReferences/0/uid").asText());
+
+    updatePod(ns, "web-0", p -> p.with("metadata").remove("ownerReferences"));
+    api.await(Paths.pod(ns, "web-0"), TIMEOUT, r -> setUid.equals(r.json().at("/metadata/ownerReferences/0/uid").asText()));
+
+    JsonNode labels = pod.at("/metadata/labels");
+    updatePod(ns, "web-0", p -> p.with("metadata").remove("labels"));
+    JsonNode released = api.await(Paths.pod(ns, "web-0"), TIMEOUT,
+        r -> r.json().at("/metadata/ownerReferences").isMissingNode());
+    assertEquals(podUid, released.at("/metadata/uid").asText(), "a released pod keeps running");
+    api.await(Paths.set(ns, "web"), TIMEOUT, r -> r.json().at("/status/replicas").asInt(-1) == 0);
+    assertEquals(podUid, api.pod(ns, "web-0").at("/metadata/uid").asText(), "no second web-0 was made");
+
+    updatePod(ns, "web-0", p -> p.with("metadata").set("labels", labels));
+    api.await(Paths.pod(ns, "web-0"), TIMEOUT, r -> setUid.equals(r.json().at("/metadata/ownerReferences/0/uid").asText()));
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    assertEquals(podUid, api.pod(ns, "web-0").at("/metadata/uid").asText());
+  }
+
+  @Test
+  void aPodsSpecCannotBeChangedThroughTheApiButItsLabelsCan(@Namespace String ns) {
+    api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
+    api.awaitConverged(ns, "web", 1, TIMEOUT);
+    Api.Reply image = api.patch(Paths.pod(ns, "web-0"), "application/merge-patch+json",
+        "{\"spec\":{\"activeDeadlineSeconds\":5}}");
+    assertEquals(422, image.code(), image.body());
+    assertTrue(image.body().contains("spec: Forbidden: pod updates may not change fields other than"), image.body());
+    Api.Reply labelled = api.patch(Paths.pod(ns, "web-0"), "application/strategic-merge-patch+json",
+        "{\"metadata\":{\"labels\":{\"tier\":\"db\"}}}");
+    assertEquals(200, labelled.code(), labelled.body());
+    assertEquals("db", api.pod(ns, "web-0").at("/metadata/labels/tier").asText());
+    Api.Reply stale = api.put(Paths.pod(ns, "web-0"), "application/json", KubeJson.write(
+        ((ObjectNode) api.pod(ns, "web-0")).put("kind", "Pod").set("metadata",
+            ((ObjectNode) api.pod(ns, "web-0").get("metadata")).put("resourceVersion", "1"))));
+    assertEquals(409, stale.code(), stale.body());
+    Api.Reply twoControllers = api.patch(Paths.pod(ns, "web-0"), "application/json-patch+json",
+        "[{\"op\":\"add\",\"path\":\"/metadata/ownerReferences/-\",\"value\":{\"apiVersion\":\"v1\",\"kind\":\"X\","
+            + "\"name\":\"x\",\"uid\":\"u\",\"controller\":true}}]");
+    assertEquals(422, twoControllers.code(), twoControllers.body());
+    assertTrue(twoControllers.body().contains("metadata.ownerReferences"), twoControllers.body());
+  }
+
+  /**
+   * An HTTP preCreate hook that times out (each attempt, all attempts) holds the scale-up: no pod for
+   * the new ordinal, the set says why; once the endpoint answers, resuming the set lets the member join.
+   */
+  @Test
+  void anHttpHookThatTimesOutHoldsTheScaleUpUntilTheSetIsResumed(@Namespace String ns) throws Exception {
+    AtomicBoolean slow = new AtomicBoolean(true);
+    List<JsonNode> calls = new CopyOnWriteArrayList<>();
+    HttpServer endpoint = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    endpoint.setExecutor(Executors.newCachedThreadPool());
+    endpoint.createContext("/join", exchange -> {
+      calls.add(KubeJson.JSON.readTree(exchange.getRequestBody()));
+      if (slow.get()) {
+        Api.sleep(3_000);
+      }
+      exchange.sendResponseHeaders(200, -1);
+      exchange.close();
+    });
+    endpoint.start();
+    try {
+      ObjectNode set = Manifests.web("web", 1, 0, Map.of());
+      ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/member-hooks",
+          "preCreate:\n  http: {url: 'http://127.0.0.1:" + endpoint.getAddress().getPort() + "/join', method: POST}\n"
+              + "  timeoutSeconds: 1\n  maxAttempts: 2\n  backoffSeconds: 1\n");
+      api.createSet(ns, set);
+      api.awaitConverged(ns, "web", 1, TIMEOUT); // the founder joins without a hook
+      assertEquals(List.of(), calls);
+
+      api.patchSet(ns, "web", "{\"spec\":{\"replicas\":2}}");
+      JsonNode held = api.await(Paths.set(ns, "web"), TIMEOUT,
+          r -> r.json().at("/metadata/annotations").has("ordinal.io/held-hook"));
+      assertEquals("preCreate hook of web-1 failed", held.at("/metadata/annotations/ordinal.io~1held-hook").asText());
+      JsonNode condition = StreamSupport.stream(held.at("/status/conditions").spliterator(), false)
+          .filter(c -> c.path("type").asText().equals("MembershipHook")).findFirst().orElseThrow();
+      assertEquals("False", condition.path("status").asText());
+      assertTrue(condition.path("message").asText().contains("timed out"), condition.toString());
+      assertEquals(404, api.get(Paths.pod(ns, "web-1")).code());
+      assertEquals(2, calls.size(), "maxAttempts: 2");
+      JsonNode env = calls.getFirst();
+      assertEquals("preCreate", env.path("ORDINAL_HOOK").asText());
+      assertEquals("ScaleUp", env.path("ORDINAL_HOOK_REASON").asText());
+      assertEquals("web-1", env.path("ORDINAL_MEMBER_POD").asText());
+      assertEquals("1", env.path("ORDINAL_MEMBER_ORDINAL").asText());
+      assertEquals("web-1.nginx." + ns + ".svc.cluster.local", env.path("ORDINAL_MEMBER_FQDN").asText());
+
+      slow.set(false);
+      assertEquals(200, api.post(Paths.set(ns, "web") + "/rollout/resume", "application/json", "").code());
+      api.awaitConverged(ns, "web", 2, TIMEOUT);
+      assertFalse(api.set(ns, "web").at("/metadata/annotations").has("ordinal.io/held-hook"));
+      assertEquals(3, calls.size());
+    } finally {
+      endpoint.stop(0);
+    }
+  }
+
+  /** Upstream's e2e way to change a pod: read it, change it, PUT it back (with its resourceVersion). */
+  private void updatePod(String ns, String name, Consumer<ObjectNode> change) {
+    ObjectNode pod = (ObjectNode) api.pod(ns, name);
+    change.accept(pod);
+    Api.Reply reply = api.put(Paths.pod(ns, name), "application/json", KubeJson.write(pod));
+    assertEquals(200, reply.code(), reply.body());
+  }
+
+  private List<String> deletedPods(String ns) {
+    List<String> pods = new ArrayList<>();
+    api.get(Paths.core(ns, "events")).json().path("items").forEach(event -> {
+      String message = event.path("message").asText();
+      if (event.path("reason").asText().equals("SuccessfulDelete") && message.startsWith("delete Pod ")) {
+        pods.add(message.split(" ")[2]);
+      }
+    });
+    return pods;
   }
 
   @Test

@@ -56,7 +56,7 @@ class LocalReadinessBenchmarkIT {
       JsonNode pod = api.pod(ns, "bench-" + i);
       samples.add(Pods.readySince(pod) - Pods.started(pod));
     }
-    api.delete(Paths.set(ns, "bench"));
+    api.deleteInForeground(Paths.set(ns, "bench"));
     api.await(Paths.set(ns, "bench"), Duration.ofSeconds(60), r -> r.code() == 404);
     return samples;
   }

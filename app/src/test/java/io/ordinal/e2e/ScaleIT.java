@@ -117,11 +117,15 @@ class ScaleIT {
   }
 
   @Test
-  void deletingTheSetRemovesPodsHighestFirstAndKeepsClaims(@Namespace String ns) {
+  void aForegroundDeleteRemovesPodsHighestFirstThenTheSetAndKeepsClaims(@Namespace String ns) {
     api.createSet(ns, Manifests.web("web", 3, 0, Map.of("SIM_TERMINATION_DELAY_MS", "200")));
     api.awaitConverged(ns, "web", 3, TIMEOUT);
-    JsonNode deleting = api.delete(Paths.set(ns, "web")).json();
+    JsonNode deleting = api.deleteInForeground(Paths.set(ns, "web")).json();
     assertTrue(deleting.at("/metadata/deletionTimestamp").isTextual());
+    assertEquals("[\"foregroundDeletion\"]", deleting.at("/metadata/finalizers").toString());
+    // Still there, being deleted, while its pods go.
+    JsonNode during = api.get(Paths.set(ns, "web")).json();
+    assertTrue(during.at("/metadata/deletionTimestamp").isTextual(), during.toString());
     api.await(Paths.set(ns, "web"), TIMEOUT, r -> r.code() == 404);
     assertEquals(0, api.pods(ns, "app=web").size());
     assertEquals(List.of("web-2", "web-1", "web-0"), events(ns, "SuccessfulDelete").stream().map(ScaleIT::podOf).toList());

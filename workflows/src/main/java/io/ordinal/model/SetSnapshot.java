@@ -13,6 +13,8 @@ import java.util.List;
  * @param members with hooks: the ordinals that are members (joined through a hook, founded the set, or
  *     have a pod); a new ordinal joins through the preCreate hook, a condemned member leaves through preDelete
  * @param heldHook a hook that failed and holds membership changes until the set is resumed; null if none
+ * @param foreignOrdinals ordinals of the range whose pod name is held by a pod the set does not control
+ *     (released when its labels stopped matching, or another controller's): not created until it goes
  */
 public record SetSnapshot(
     SetKey key,
@@ -33,13 +35,15 @@ public record SetSnapshot(
     List<String> claimsToDelete,
     MemberHooks hooks,
     List<Integer> members,
-    String heldHook) {
+    String heldHook,
+    List<Integer> foreignOrdinals) {
 
   public SetSnapshot {
     // Absent in observations recorded before these fields existed: their defaults keep the old plans.
     claimsToDelete = claimsToDelete == null ? List.of() : List.copyOf(claimsToDelete);
     hooks = hooks == null ? MemberHooks.NONE : hooks;
     members = members == null ? List.of() : List.copyOf(members);
+    foreignOrdinals = foreignOrdinals == null ? List.of() : List.copyOf(foreignOrdinals);
   }
 
   /** A snapshot with the default rollout control (not paused, default deadline, no auto-rollback). */
@@ -47,32 +51,39 @@ public record SetSnapshot(
       int minReadySeconds, boolean rollingUpdate, int partition, int maxUnavailable, String currentRevision,
       String updateRevision, List<PodSnapshot> pods) {
     this(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate, partition,
-        maxUnavailable, currentRevision, updateRevision, pods, RolloutControl.DEFAULT, 0, List.of(), null, null, null);
+        maxUnavailable, currentRevision, updateRevision, pods, RolloutControl.DEFAULT, 0, List.of(), null, null, null, null);
   }
 
   public SetSnapshot withRollout(RolloutControl control) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, control, ordinalStart, claimsToDelete, hooks,
-        members, heldHook);
+        members, heldHook, foreignOrdinals);
   }
 
   public SetSnapshot withOrdinalStart(int start) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, start, claimsToDelete, hooks, members,
-        heldHook);
+        heldHook, foreignOrdinals);
   }
 
   public SetSnapshot withClaimsToDelete(List<String> claims) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claims, hooks, members,
-        heldHook);
+        heldHook, foreignOrdinals);
   }
 
   /** With membership hooks, the ordinals that are members, and the failed hook that holds changes (or null). */
   public SetSnapshot withMembership(MemberHooks memberHooks, List<Integer> memberOrdinals, String held) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        memberHooks, memberOrdinals, held);
+        memberHooks, memberOrdinals, held, foreignOrdinals);
+  }
+
+  /** With the ordinals whose pod name another owner's pod holds. */
+  public SetSnapshot withForeignOrdinals(List<Integer> ordinals) {
+    return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
+        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
+        hooks, members, heldHook, ordinals);
   }
 
   /** Upstream {@code podInOrdinalRange}: the set's pods are ordinals [ordinals.start, ordinals.start + replicas). */

@@ -160,6 +160,10 @@ public final class Planner {
         // Upstream fixes the claims' owners of every live replica and goes on (the policy may have changed).
         actions.add(new Action.UpdateClaims(ordinal, name));
       }
+      if (pod == null && set.foreignOrdinals().contains(ordinal)) {
+        // Upstream's create fails with AlreadyExists and the sync is retried until the name is free.
+        return Step.waitFor("pod " + name + ", which this set does not control, to go or be adopted");
+      }
       if (pod == null) {
         if (set.hooks().preCreate() != null && !set.members().contains(ordinal)) {
           Step held = set.members().isEmpty() ? found(name) : runHook(MemberHooks.PRE_CREATE, ordinal, name, "ScaleUp");

@@ -306,6 +306,17 @@ class PlannerTest {
   }
 
   @Test
+  void aPodNameHeldByAPodTheSetDoesNotControlIsNotCreatedAgain() {
+    // web-1 was released (its labels stopped matching): upstream's create fails with AlreadyExists.
+    SetSnapshot ordered = set(3, false, 0, "0R").withForeignOrdinals(List.of(1));
+    Plan waiting = Planner.plan(ordered, NOW);
+    assertEquals("", render(waiting));
+    Assertions.assertTrue(waiting.waitingFor().contains("web-1"), waiting.waitingFor());
+    // Under Parallel the other ordinals go on.
+    assertEquals("+2", render(Planner.plan(set(3, true, 0, "0R").withForeignOrdinals(List.of(1)), NOW)));
+  }
+
+  @Test
   void anAbsentSetIsConverged() {
     assertEquals("✓", render(Planner.plan(SetSnapshot.absent(KEY), NOW)));
   }

@@ -340,7 +340,7 @@ class OperationWorkflowTest {
       memberOrdinals.addAll(pods.keySet());
       return new Observation(new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
           currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete, hooks,
-          List.copyOf(memberOrdinals), held), null, false, false, false, false);
+          List.copyOf(memberOrdinals), held, List.of()), null, false, false, false, false);
     }
 
     @Override

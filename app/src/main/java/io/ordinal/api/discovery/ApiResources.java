@@ -32,7 +32,7 @@ public final class ApiResources {
 
   public static final Group CORE = new Group("", "v1", List.of(
       new Resource("", "v1", "pods", "pod", "Pod", true,
-          List.of("delete", "deletecollection", "get", "list", "watch"), List.of("po"), List.of("all"),
+          List.of("delete", "deletecollection", "get", "list", "patch", "update", "watch"), List.of("po"), List.of("all"),
           List.of(new Subresource("exec", "", "v1", "PodExecOptions", List.of("create", "get")),
               new Subresource("log", "", "v1", "Pod", List.of("get")))),
       new Resource("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true,

@@ -116,6 +116,53 @@ public final class StatefulSetValidation {
     return v.errors;
   }
 
+  /**
+   * A pod written through the API (PUT or PATCH): upstream's {@code ValidatePodUpdate} for what Ordinal
+   * lets change, its labels, annotations and owners (a pod's spec changes only by replacing the pod,
+   * so even an image is not updated in place). The stored spec is compared with what was sent.
+   */
+  public static List<FieldError> validatePodUpdate(io.fabric8.kubernetes.api.model.Pod pod,
+      io.fabric8.kubernetes.api.model.Pod old) {
+    StatefulSetValidation v = new StatefulSetValidation(new Drivers(Set.of(), ""));
+    ObjectMeta meta = pod.getMetadata();
+    v.labels("metadata.labels", meta.getLabels());
+    if (meta.getAnnotations() != null) {
+      meta.getAnnotations().keySet().forEach(key -> v.qualifiedName("metadata.annotations", key));
+    }
+    List<io.fabric8.kubernetes.api.model.OwnerReference> owners =
+        meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences();
+    for (int i = 0; i < owners.size(); i++) {
+      var owner = owners.get(i);
+      String path = "metadata.ownerReferences[" + i + "]";
+      if (owner.getApiVersion() == null || owner.getApiVersion().isEmpty()) {
+        v.errors.add(FieldError.invalid(path + ".apiVersion", owner.getApiVersion(), "version must not be empty"));
+      }
+      if (owner.getKind() == null || owner.getKind().isEmpty()) {
+        v.errors.add(FieldError.invalid(path + ".kind", owner.getKind(), "kind must not be empty"));
+      }
+      if (owner.getName() == null || owner.getName().isEmpty()) {
+        v.errors.add(FieldError.invalid(path + ".name", owner.getName(), "name must not be empty"));
+      }
+      if (owner.getUid() == null || owner.getUid().isEmpty()) {
+        v.errors.add(FieldError.invalid(path + ".uid", owner.getUid(), "uid must not be empty"));
+      }
+    }
+    if (owners.stream().filter(o -> Boolean.TRUE.equals(o.getController())).count() > 1) {
+      v.errors.add(FieldError.invalid("metadata.ownerReferences", owners.toString(),
+          "Only one reference can have Controller set to true"));
+    }
+    if (!Objects.equals(meta.getFinalizers() == null ? List.of() : meta.getFinalizers(),
+        old.getMetadata().getFinalizers() == null ? List.of() : old.getMetadata().getFinalizers())) {
+      v.errors.add(FieldError.forbidden("metadata.finalizers", "Ordinal runs no finalizers of pods"));
+    }
+    if (!Objects.equals(pod.getSpec(), old.getSpec())) {
+      v.errors.add(FieldError.forbidden("spec", "pod updates may not change fields other than `metadata.labels`,"
+          + " `metadata.annotations` and `metadata.ownerReferences` (Ordinal changes a pod's spec by replacing the pod:"
+          + " change the set's template)"));
+    }
+    return v.errors;
+  }
+
   private void validate(StatefulSet set) {
     validateMetadata(set.getMetadata());
     StatefulSetSpec spec = set.getSpec();
