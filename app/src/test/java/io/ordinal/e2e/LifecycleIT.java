@@ -223,7 +223,7 @@ class LifecycleIT {
     endpoint.start();
     try {
       ObjectNode set = Manifests.web("web", 1, 0, Map.of());
-      ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/member-hooks",
+      ((ObjectNode) set.get("metadata")).with("annotations").put("ordinal.io/member-hooks",
           "preCreate:\n  http: {url: 'http://127.0.0.1:" + endpoint.getAddress().getPort() + "/join', method: POST}\n"
               + "  timeoutSeconds: 1\n  maxAttempts: 2\n  backoffSeconds: 1\n");
       api.createSet(ns, set);
@@ -233,7 +233,7 @@ class LifecycleIT {
       api.patchSet(ns, "web", "{\"spec\":{\"replicas\":2}}");
       JsonNode held = api.await(Paths.set(ns, "web"), TIMEOUT,
           r -> r.json().at("/metadata/annotations").has("ordinal.io/held-hook"));
-      assertEquals("preCreate hook of web-1 failed", held.at("/metadata/annotations/ordinal.io~1held-hook").asText());
+      assertEquals("PreCreate hook of web-1 failed", held.at("/metadata/annotations/ordinal.io~1held-hook").asText());
       JsonNode condition = StreamSupport.stream(held.at("/status/conditions").spliterator(), false)
           .filter(c -> c.path("type").asText().equals("MembershipHook")).findFirst().orElseThrow();
       assertEquals("False", condition.path("status").asText());
@@ -241,7 +241,7 @@ class LifecycleIT {
       assertEquals(404, api.get(Paths.pod(ns, "web-1")).code());
       assertEquals(2, calls.size(), "maxAttempts: 2");
       JsonNode env = calls.getFirst();
-      assertEquals("preCreate", env.path("ORDINAL_HOOK").asText());
+      assertEquals("PreCreate", env.path("ORDINAL_HOOK").asText());
       assertEquals("ScaleUp", env.path("ORDINAL_HOOK_REASON").asText());
       assertEquals("web-1", env.path("ORDINAL_MEMBER_POD").asText());
       assertEquals("1", env.path("ORDINAL_MEMBER_ORDINAL").asText());
