@@ -27,6 +27,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +37,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runs membership hooks: an exec in a running member (through the set's driver, like kubectl exec)
@@ -196,24 +201,36 @@ public class HookActivitiesImpl implements HookActivities {
     return other.orElseThrow(() -> new HookFailedException("no other member of " + key + " is Running and Ready"));
   }
 
+  /** The HTTP hook, heartbeating while it waits: its timeout may be longer than the heartbeat timeout. */
   private String call(MemberHookSpec.Hook hook, Map<String, String> env) throws HookFailedException {
     MemberHookSpec.Http target = hook.http();
+    String call = target.verb() + " " + target.url();
+    CompletableFuture<HttpResponse<String>> pending = http.sendAsync(HttpRequest.newBuilder(URI.create(target.url()))
+            .timeout(Duration.ofSeconds(hook.timeout()))
+            .header("Content-Type", "application/json")
+            .method(target.verb(), HttpRequest.BodyPublishers.ofString(KubeJson.write(env)))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
     try {
-      HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(target.url()))
-              .timeout(Duration.ofSeconds(hook.timeout()))
-              .header("Content-Type", "application/json")
-              .method(target.verb(), HttpRequest.BodyPublishers.ofString(KubeJson.write(env)))
-              .build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> response = null;
+      while (response == null) {
+        try {
+          response = pending.get(HEARTBEAT_EVERY.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+          Activity.getExecutionContext().heartbeat("waiting for " + call);
+        }
+      }
       String body = response.body().length() > MAX_OUTPUT ? response.body().substring(0, MAX_OUTPUT) : response.body();
       if (response.statusCode() / 100 != 2) {
-        throw new HookFailedException(target.verb() + " " + target.url() + " answered " + response.statusCode()
+        throw new HookFailedException(call + " answered " + response.statusCode()
             + (body.isBlank() ? "" : ": " + lastLine(body)));
       }
       return body;
-    } catch (IOException e) {
-      throw new HookFailedException(target.verb() + " " + target.url() + ": " + e);
+    } catch (ExecutionException e) {
+      throw new HookFailedException(call + (e.getCause() instanceof HttpTimeoutException
+          ? ": timed out after " + hook.timeout() + "s" : ": " + e.getCause()));
     } catch (InterruptedException e) {
+      pending.cancel(true);
       Thread.currentThread().interrupt();
       throw new HookFailedException("interrupted");
     }

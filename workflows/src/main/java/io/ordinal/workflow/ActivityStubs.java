@@ -52,5 +52,6 @@ final class ActivityStubs {
         .build());
   }
 
-  static final Duration HOOK_HEARTBEAT = Duration.ofSeconds(30);
+  /** A hook heartbeats every 2 s: five missed beats mean its worker is gone, and the hook is tried again. */
+  static final Duration HOOK_HEARTBEAT = Duration.ofSeconds(10);
 }

@@ -144,6 +144,22 @@ class OperationWorkflowTest {
   }
 
   @Test
+  void aHookThatStopsAnsweringTimesOutOnItsHeartbeatAndIsRetried() {
+    // Real time: the test service does not skip time while an activity runs (HOOK_HEARTBEAT, 10 s).
+    world.hooks = HOOKS;
+    world.replicas = 2;
+    world.hookHangsLeft.put("web-1", 1);
+    startController();
+    try {
+      assertTrue(operationResult(1).startsWith("converged"));
+    } finally {
+      world.hangingReleased = true;
+    }
+    assertEquals(List.of("+web-0@a", "hang:web-1", "hook:PreCreate:web-1", "+web-1@a"), world.log);
+    assertEquals(null, world.held);
+  }
+
+  @Test
   void aHookThatFailsForGoodHoldsTheScaleUntilTheSetIsResumed() {
     world.hooks = HOOKS;
     world.replicas = 2;
@@ -310,6 +326,9 @@ class OperationWorkflowTest {
     final Set<Integer> members = new java.util.TreeSet<>();
     /** Attempts of a pod's hook that fail before one succeeds. */
     final Map<String, Integer> hookFailuresLeft = new ConcurrentHashMap<>();
+    /** Hooks whose next attempts hang without a heartbeat (a member that stopped answering, a worker gone). */
+    final Map<String, Integer> hookHangsLeft = new ConcurrentHashMap<>();
+    volatile boolean hangingReleased;
     /** whenScaled: Delete, as the fake world knows it: a condemned pod's claim must be owned by the pod. */
     volatile boolean claimsGoWithCondemnedPods;
     /** Each existing claim's owner, by ordinal: "none" or "pod". */
@@ -345,6 +364,21 @@ class OperationWorkflowTest {
 
     @Override
     public String runHook(HookRun run) {
+      Integer hangs = hookHangsLeft.get(run.podName());
+      if (hangs != null && hangs > 0) {
+        hookHangsLeft.put(run.podName(), hangs - 1);
+        log.add("hang:" + run.podName());
+        while (!hangingReleased) {
+          Thread.onSpinWait();
+          try {
+            Thread.sleep(10);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+          }
+        }
+        return "too late";
+      }
       synchronized (this) {
         log.add("hook:" + run.hook() + ":" + run.podName());
         Integer failures = hookFailuresLeft.get(run.podName());
