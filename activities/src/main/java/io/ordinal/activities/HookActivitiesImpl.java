@@ -188,7 +188,10 @@ public class HookActivitiesImpl implements HookActivities {
       return pods.find(key.namespace(), name).filter(row -> PodSnapshot.RUNNING.equals(row.phase()))
           .orElseThrow(() -> new HookFailedException("pod " + name + " is not running"));
     }
-    List<PodRow> all = pods.ofSet(key.namespace(), key.name());
+    // The set's own pods: not one it released, whose labels no longer match.
+    String setUid = sets.get(key.namespace(), key.name()).map(set -> set.getMetadata().getUid()).orElse("");
+    List<PodRow> all = pods.ofSet(key.namespace(), key.name()).stream()
+        .filter(row -> PodStore.controllerUid(row).filter(setUid::equals).isPresent()).toList();
     Optional<PodRow> other = all.stream()
         .filter(row -> row.ordinal() != run.ordinal() && !row.terminating() && row.ready()
             && PodSnapshot.RUNNING.equals(row.phase()))
@@ -230,9 +233,10 @@ public class HookActivitiesImpl implements HookActivities {
       throw new HookFailedException(call + (e.getCause() instanceof HttpTimeoutException
           ? ": timed out after " + hook.timeout() + "s" : ": " + e.getCause()));
     } catch (InterruptedException e) {
-      pending.cancel(true);
       Thread.currentThread().interrupt();
       throw new HookFailedException("interrupted");
+    } finally {
+      pending.cancel(true); // no-op once answered; a heartbeat that threw (cancelled, timed out) leaves it pending
     }
   }
 

@@ -24,7 +24,7 @@ public class PodActivitiesImpl implements PodActivities {
 
   @Override
   public void deletePod(PodDeletion request) {
-    lifecycle.deletePod(request.set(), request.podName(), request.reason());
+    lifecycle.deleteOwnedPod(request.set(), request.podName(), request.reason());
   }
 
   @Override

@@ -291,10 +291,10 @@ public class SetActivitiesImpl implements SetActivities {
   }
 
   @Override
-  public void finishDeletion(SetKey key) {
+  public Boolean finishDeletion(SetKey key) {
     Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
     if (found.isEmpty() || found.get().getMetadata().getDeletionTimestamp() == null) {
-      return;
+      return true;
     }
     StatefulSet set = found.get();
     List<PvcRow> claims = pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name());
@@ -302,12 +302,12 @@ public class SetActivitiesImpl implements SetActivities {
       pods.release(key.namespace(), key.name(), set.getMetadata().getUid());
       releaseClaims(set, claims); // orphaned dependents keep nothing that would take them with the set
       sets.remove(key.namespace(), key.name()); // the pods keep their addresses
-      return;
+      return true;
     }
     // Pods it released, or another controller's, of its names stay (a set being deleted claims none).
-    if (!pods.claim(pods.ofSet(key.namespace(), key.name()), PodFactory.ownerReference(set), set.getSpec().getSelector(),
-        true).owned().isEmpty()) {
-      throw ApplicationFailure.newFailure("StatefulSet " + key + " still has pods", "PodsRemain");
+    List<PodRow> left = pods.ofSet(key.namespace(), key.name());
+    if (!pods.claim(left, PodFactory.ownerReference(set), set.getSpec().getSelector(), true).owned().isEmpty()) {
+      return false;
     }
     // whenDeleted: Delete: the claims the set owns go with it, before it (a retry finishes them).
     for (PvcRow claim : claims) {
@@ -318,6 +318,9 @@ public class SetActivitiesImpl implements SetActivities {
     }
     sets.remove(key.namespace(), key.name());
     members.forget(key.namespace(), key.name());
-    drivers.setRemoved(key.namespace(), key.name());
+    if (left.isEmpty()) {
+      drivers.setRemoved(key.namespace(), key.name()); // pods it released keep their addresses
+    }
+    return true;
   }
 }

@@ -306,6 +306,19 @@ public class PodLifecycle {
   }
 
   /**
+   * The controller's deletion of a pod of its set: as {@link #deletePod}, unless the set no longer
+   * controls the pod (released since the set's last observation, when its labels stopped matching).
+   */
+  public void deleteOwnedPod(SetKey key, String podName, String reason) {
+    String setUid = sets.get(key.namespace(), key.name()).map(s -> s.getMetadata().getUid()).orElse(null);
+    boolean controlled = pods.find(key.namespace(), podName)
+        .map(row -> PodStore.controllerUid(row).filter(uid -> uid.equals(setUid)).isPresent()).orElse(false);
+    if (controlled) {
+      deletePod(key, podName, reason);
+    }
+  }
+
+  /**
    * Starts the graceful deletion of a pod of set {@code key}, if it still exists and is not already
    * terminating; {@code reason} ends up in the event.
    */

@@ -52,9 +52,16 @@ public class PodStore {
     return pods.markTerminating(row.id(), row.uid(), at) > 0;
   }
 
-  /** Sets an annotation on that incarnation ({@code uid}) of the pod. */
+  /**
+   * Sets an annotation on that incarnation ({@code uid}) of the pod, on the object as stored now: call
+   * it in the transaction that changed the pod's row before, whose lock keeps other writers out.
+   */
   public void annotate(PodRow row, String key, String value) {
-    Pod pod = KubeJson.read(row.object(), Pod.class);
+    Optional<PodRow> stored = pods.findById(row.id()).filter(found -> found.uid().equals(row.uid()));
+    if (stored.isEmpty()) {
+      return;
+    }
+    Pod pod = KubeJson.read(stored.get().object(), Pod.class);
     Map<String, String> annotations = new LinkedHashMap<>(
         pod.getMetadata().getAnnotations() == null ? Map.of() : pod.getMetadata().getAnnotations());
     annotations.put(key, value);
@@ -67,10 +74,15 @@ public class PodStore {
    * They keep the set's name, so a set created again under it takes them back, as upstream adopts.
    */
   public void release(String namespace, String setName, String setUid) {
-    for (PodRow row : ofSet(namespace, setName)) {
-      List<OwnerReference> references = KubeJson.read(row.object(), MetadataOnly.class).metadata().getOwnerReferences();
-      if (references != null && references.stream().anyMatch(r -> setUid.equals(r.getUid()))) {
-        writeOwners(row, references.stream().filter(r -> !setUid.equals(r.getUid())).toList());
+    for (PodRow listed : ofSet(namespace, setName)) {
+      // Retried on a racing write (the driver's status, a user's label): a pod left naming a removed
+      // set as its controller could never be adopted.
+      for (Optional<PodRow> row = Optional.of(listed); row.isPresent(); row = pods.findById(listed.id())) {
+        List<OwnerReference> references = KubeJson.read(row.get().object(), MetadataOnly.class).metadata().getOwnerReferences();
+        if (references == null || references.stream().noneMatch(r -> setUid.equals(r.getUid()))
+            || writeOwners(row.get(), references.stream().filter(r -> !setUid.equals(r.getUid())).toList())) {
+          break;
+        }
       }
     }
   }
@@ -131,11 +143,21 @@ public class PodStore {
     return pods.updateObjectIfVersion(row.id(), expectedVersion, KubeJson.write(stored)) > 0;
   }
 
-  /** Writes a pod's ownerReferences (none: the field goes); false when that pod is gone. */
+  /**
+   * Writes a pod's ownerReferences (none: the field goes) if it is still as read; false when it changed
+   * since (a user's write, which wakes the set to claim it again) or is gone.
+   */
   private boolean writeOwners(PodRow row, List<OwnerReference> references) {
     Pod pod = KubeJson.read(row.object(), Pod.class);
     pod.getMetadata().setOwnerReferences(references.isEmpty() ? null : references);
-    return pods.updateObject(row.id(), row.uid(), KubeJson.write(pod)) > 0;
+    return pods.updateObjectIfVersion(row.id(), row.resourceVersion(), KubeJson.write(pod)) > 0;
+  }
+
+  /** The uid of the pod's controller (its ownerReference with controller: true), if it has one. */
+  public static Optional<String> controllerUid(PodRow row) {
+    return Objects.requireNonNullElse(KubeJson.read(row.object(), MetadataOnly.class).metadata().getOwnerReferences(),
+            List.<OwnerReference>of()).stream()
+        .filter(r -> Boolean.TRUE.equals(r.getController())).map(OwnerReference::getUid).findFirst();
   }
 
   /** The pods of a namespace, by name. */

@@ -73,6 +73,22 @@ public final class Repositories {
     List<String> namespacesInUse();
   }
 
+  /** The controller outbox (V11): written in a spec change's transaction, drained after it commits. */
+  @JdbcRepository(dialect = Dialect.POSTGRES)
+  public interface ControllerOutbox extends CrudRepository<OutboxRow, Long> {
+    @Query("""
+        INSERT INTO controller_outbox (namespace, name, generation, requested_by)
+        VALUES (:namespace, :name, :generation, :requestedBy)""")
+    void enqueue(String namespace, String name, long generation, @Nullable String requestedBy);
+
+    @Query("SELECT * FROM controller_outbox ORDER BY id LIMIT :limit")
+    List<OutboxRow> oldest(int limit);
+
+    /** The set's rows up to {@code upTo}: its controller was told of the newest of them. */
+    @Query("DELETE FROM controller_outbox WHERE namespace = :namespace AND name = :name AND id <= :upTo")
+    long sent(String namespace, String name, long upTo);
+  }
+
   @JdbcRepository(dialect = Dialect.POSTGRES)
   public interface ControllerRevisions extends CrudRepository<ControllerRevisionRow, String> {
     List<ControllerRevisionRow> findByNamespaceAndSetNameOrderByRevision(String namespace, String setName);

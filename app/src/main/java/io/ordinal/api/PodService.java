@@ -112,6 +112,7 @@ public class PodService {
       if (conditional || attempt >= WRITE_ATTEMPTS) {
         throw conflict(name);
       }
+      StatefulSetService.backOff(attempt);
     }
   }
 
@@ -211,10 +212,13 @@ public class PodService {
       throw ApiException.notFound("endpoints", name);
     }
     Set<String> setNames = governed.stream().map(s -> s.getMetadata().getName()).collect(Collectors.toSet());
+    Set<String> setUids = governed.stream().map(s -> s.getMetadata().getUid()).collect(Collectors.toSet());
     List<EndpointAddress> ready = new ArrayList<>();
     List<EndpointAddress> notReady = new ArrayList<>();
     for (PodRow row : pods.inNamespace(namespace)) {
-      if (!setNames.contains(row.setName()) || row.podIp() == null || row.terminating()) {
+      // A pod its set released (its labels no longer match) is no member either.
+      if (!setNames.contains(row.setName()) || row.podIp() == null || row.terminating()
+          || PodStore.controllerUid(row).filter(setUids::contains).isEmpty()) {
         continue;
       }
       EndpointAddress address = new EndpointAddressBuilder().withIp(row.podIp()).withHostname(row.name())

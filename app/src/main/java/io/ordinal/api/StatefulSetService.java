@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
+import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.api.statefulset.StatefulSetDefaults;
 import io.ordinal.api.statefulset.StatefulSetValidation;
@@ -22,6 +23,7 @@ import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.StoreException;
 import io.ordinal.temporal.SetSignals;
 import jakarta.inject.Singleton;
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -54,10 +56,13 @@ public class StatefulSetService {
   private final RevisionStore revisions;
 
   private final PodSecurityAdmission podSecurity;
+  /** A spec change and the news of it for its controller (the outbox) commit together. */
+  private final TransactionOperations<Connection> tx;
 
   public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers, RevisionStore revisions,
-      PodSecurityAdmission podSecurity) {
+      PodSecurityAdmission podSecurity, TransactionOperations<Connection> tx) {
     this.podSecurity = podSecurity;
+    this.tx = tx;
     this.store = store;
     this.revisions = revisions;
     this.signals = signals;
@@ -95,9 +100,11 @@ public class StatefulSetService {
       }
       return StatefulSetStore.asCreated(set);
     }
-    StatefulSet stored = mapStoreErrors(meta.getName(), () -> store.create(set));
-    signals.specChanged(key(stored), stored.getMetadata().getGeneration());
-    return stored;
+    return tx.executeWrite(status -> {
+      StatefulSet stored = mapStoreErrors(meta.getName(), () -> store.create(set));
+      signals.queueSpecChange(key(stored), stored.getMetadata().getGeneration());
+      return stored;
+    });
   }
 
   /** PUT: replaces metadata and spec; status is ignored, as on the main resource upstream. */
@@ -137,16 +144,19 @@ public class StatefulSetService {
       }
       StatefulSet stored;
       try {
-        stored = mapStoreErrors(name, () -> store.update(set, expected));
+        stored = tx.executeWrite(status -> {
+          StatefulSet written = mapStoreErrors(name, () -> store.update(set, expected));
+          if (!Objects.equals(written.getMetadata().getGeneration(), old.getMetadata().getGeneration())) {
+            signals.queueSpecChange(key(written), written.getMetadata().getGeneration());
+          }
+          return written;
+        });
       } catch (ApiException e) {
         if (unconditional && isConflict(e) && attempt < WRITE_ATTEMPTS) {
           backOff(attempt);
           continue;
         }
         throw e;
-      }
-      if (!Objects.equals(stored.getMetadata().getGeneration(), old.getMetadata().getGeneration())) {
-        signals.specChanged(key(stored), stored.getMetadata().getGeneration());
       }
       if (RolloutControls.paused(stored) && !RolloutControls.paused(old)) {
         signals.pauseRollout(key(stored)); // returns once the running rollout touches no further pod
@@ -247,10 +257,11 @@ public class StatefulSetService {
 
   /** Deletes a revision and wakes its set, whose controller makes its update revision again if needed. */
   public void deleteRevision(String namespace, String name) {
-    revisions.find(namespace, name).ifPresent(row -> {
+    revisions.find(namespace, name).ifPresent(row -> tx.executeWrite(status -> {
       revisions.delete(namespace, name);
-      store.get(namespace, row.setName()).ifPresent(set -> signals.specChanged(key(set), set.getMetadata().getGeneration()));
-    });
+      store.get(namespace, row.setName()).ifPresent(set -> signals.queueSpecChange(key(set), set.getMetadata().getGeneration()));
+      return null;
+    }));
   }
 
   /** DELETE on the collection: every set the selectors let through, each as a DELETE of its own. */
@@ -272,7 +283,8 @@ public class StatefulSetService {
   }
 
   /** A short random pause, so that writers that just collided do not collide again in lockstep. */
-  private static void backOff(int attempt) {
+  /** A short random pause before retrying a write that raced another. */
+  static void backOff(int attempt) {
     try {
       Thread.sleep(ThreadLocalRandom.current().nextInt(1, 2 + Math.min(attempt, 20)));
     } catch (InterruptedException e) {
@@ -320,9 +332,11 @@ public class StatefulSetService {
     if (options.dryRun()) {
       return current;
     }
-    StatefulSet deleting = mapStoreErrors(name, () -> store.markDeleting(namespace, name, options.propagation()));
-    signals.specChanged(key(deleting), deleting.getMetadata().getGeneration());
-    return deleting;
+    return tx.executeWrite(status -> {
+      StatefulSet deleting = mapStoreErrors(name, () -> store.markDeleting(namespace, name, options.propagation()));
+      signals.queueSpecChange(key(deleting), deleting.getMetadata().getGeneration());
+      return deleting;
+    });
   }
 
   public Scale scale(String namespace, String name) {

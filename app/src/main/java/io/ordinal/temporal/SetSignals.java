@@ -4,6 +4,7 @@ import io.micronaut.scheduling.annotation.Scheduled;
 import io.ordinal.audit.AuditContext;
 import io.ordinal.driver.PodEvents;
 import io.ordinal.model.SetKey;
+import io.ordinal.store.Repositories;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.workflow.ControllerInput;
 import io.ordinal.workflow.Operation;
@@ -27,9 +28,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wakes a set's controller workflow, starting it when it is not running (signal-with-start).
- * The database is the source of truth: a lost signal only delays work, and {@link #resync} and
- * the start-up nudge catch up with any set whose spec the controller has not yet observed.
+ * Wakes a set's controller workflow, starting it when it is not running (signal-with-start). A spec
+ * change is not signalled by the request that wrote it: the write queues it in the controller outbox
+ * in its own transaction ({@link #queueSpecChange}) and {@link ControllerOutboxDrain} signals it
+ * after the commit. {@link #resync} and the start-up nudge remain the nets for anything else.
  */
 @Singleton
 public class SetSignals implements PodEvents {
@@ -39,14 +41,26 @@ public class SetSignals implements PodEvents {
       Executors.newVirtualThreadPerTaskExecutor();
   private final WorkflowClient client;
   private final StatefulSetStore sets;
+  private final Repositories.ControllerOutbox outbox;
 
-  public SetSignals(WorkflowClient client, StatefulSetStore sets) {
+  public SetSignals(WorkflowClient client, StatefulSetStore sets, Repositories.ControllerOutbox outbox) {
     this.client = client;
     this.sets = sets;
+    this.outbox = outbox;
   }
 
-  public void specChanged(SetKey key, long generation) {
-    signal(key, true, generation, null);
+  /**
+   * Queues the news of a spec change for the set's controller, with who made it: call it inside the
+   * transaction of the change, so that both commit or neither does.
+   */
+  public void queueSpecChange(SetKey key, long generation) {
+    outbox.enqueue(key.namespace(), key.name(), generation, AuditContext.currentUser().orElse(null));
+    audited(key.controllerWorkflowId(), "specChanged");
+  }
+
+  /** Tells the controller of a spec change made by {@code requestedBy}; false when Temporal did not take it. */
+  public boolean specChanged(SetKey key, long generation, String requestedBy) {
+    return signal(key, true, generation, null, requestedBy);
   }
 
   /** A signal to {@code workflowId} on behalf of the current request: noted in its audit event. */
@@ -72,7 +86,7 @@ public class SetSignals implements PodEvents {
         log.debug("could not wake {}: {}", operation.get(), e.toString());
       }
     }
-    signal(new SetKey(namespace, setName), false, 0, podName);
+    signal(new SetKey(namespace, setName), false, 0, podName, null);
   }
 
   /**
@@ -107,7 +121,7 @@ public class SetSignals implements PodEvents {
   public void nudgeAll() {
     sets.list(null).forEach(set -> signal(
         new SetKey(set.getMetadata().getNamespace(), set.getMetadata().getName()), true,
-        set.getMetadata().getGeneration(), null));
+        set.getMetadata().getGeneration(), null, null));
   }
 
   /** Safety net for a signal lost between a write and its signal: wake sets the controller is behind on. */
@@ -118,12 +132,13 @@ public class SetSignals implements PodEvents {
       boolean behind = observed == null || observed < set.getMetadata().getGeneration();
       if (behind || set.getMetadata().getDeletionTimestamp() != null) {
         signal(new SetKey(set.getMetadata().getNamespace(), set.getMetadata().getName()), true,
-            set.getMetadata().getGeneration(), null);
+            set.getMetadata().getGeneration(), null, null);
       }
     }
   }
 
-  private void signal(SetKey key, boolean spec, long generation, String podName) {
+  /** @param requestedBy who changed the spec, for the controller's history; null for the service's own nudges */
+  private boolean signal(SetKey key, boolean spec, long generation, String podName, String requestedBy) {
     try {
       StatefulSetControllerWorkflow controller = client.newWorkflowStub(StatefulSetControllerWorkflow.class,
           WorkflowOptions.newBuilder()
@@ -136,14 +151,18 @@ public class SetSignals implements PodEvents {
       request.add(controller::run, ControllerInput.start(key));
       if (spec) {
         // Who wrote the spec goes with the signal, so the controller's history shows it.
-        request.add(controller::specChanged, generation, AuditContext.currentUser().orElse(null));
+        request.add(controller::specChanged, generation, requestedBy);
       } else {
         request.add(controller::podChanged, podName);
       }
       client.signalWithStart(request);
-      audited(key.controllerWorkflowId(), spec ? "specChanged" : "podChanged");
+      if (!spec) {
+        audited(key.controllerWorkflowId(), "podChanged");
+      }
+      return true;
     } catch (RuntimeException e) {
       log.warn("could not signal the controller of {} (it catches up on resync): {}", key, e.toString());
+      return false;
     }
   }
 }

@@ -43,11 +43,13 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
   private final HookActivitiesImpl hookActivities;
   private final DriverRegistry drivers;
   private final SetSignals signals;
+  private final ControllerOutboxDrain outbox;
   private volatile boolean started;
 
   public WorkerLifecycle(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client,
       SetActivitiesImpl setActivities, PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities,
-      DriverRegistry drivers, SetSignals signals) {
+      DriverRegistry drivers, SetSignals signals, ControllerOutboxDrain outbox) {
+    this.outbox = outbox;
     this.hookActivities = hookActivities;
     this.factory = factory;
     this.stubs = stubs;
@@ -67,6 +69,7 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
     worker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     factory.start();
     drivers.recoverAll();
+    outbox.start();
     signals.nudgeAll();
     started = true;
   }

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
 import io.temporal.common.converter.DataConverter;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -138,20 +140,8 @@ class AuditIT {
     api.awaitRolledOut(ns, 3, first);
 
     String controller = "statefulset/" + ns + "/web";
-    List<String> signalledBy = service.withTemporal(client -> {
-      DataConverter converter = client.getOptions().getDataConverter();
-      List<String> users = new ArrayList<>();
-      for (HistoryEvent event : client.fetchHistory(controller).getEvents()) {
-        if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
-            && event.getWorkflowExecutionSignaledEventAttributes().getSignalName().equals("specChanged")) {
-          String by = secondArgument(converter, event.getWorkflowExecutionSignaledEventAttributes().getInput());
-          if (by != null) { // null: the service's own resync
-            users.add(by);
-          }
-        }
-      }
-      return users;
-    });
+    List<String> signalledBy = service.withTemporal(client -> specChanges(client, controller)).stream()
+        .map(SpecChange::requestedBy).filter(Objects::nonNull).toList(); // null: the service's own resync
     // create, image, pause, resume: four spec writes by carol, each signal saying so.
     assertEquals(List.of(user, user, user, user), signalledBy);
 
@@ -176,8 +166,21 @@ class AuditIT {
     });
   }
 
-  private static String secondArgument(DataConverter converter, Payloads input) {
-    return converter.fromPayloads(1, Optional.of(input), String.class, String.class);
+  /** A specChanged signal in a controller's history: the generation and who wrote it (null: the service itself). */
+  record SpecChange(long generation, String requestedBy) {}
+
+  static List<SpecChange> specChanges(WorkflowClient client, String controllerWorkflowId) {
+    DataConverter converter = client.getOptions().getDataConverter();
+    List<SpecChange> changes = new ArrayList<>();
+    for (HistoryEvent event : client.fetchHistory(controllerWorkflowId).getEvents()) {
+      if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
+          && event.getWorkflowExecutionSignaledEventAttributes().getSignalName().equals("specChanged")) {
+        Payloads input = event.getWorkflowExecutionSignaledEventAttributes().getInput();
+        changes.add(new SpecChange(converter.fromPayloads(0, Optional.of(input), Long.class, Long.class),
+            converter.fromPayloads(1, Optional.of(input), String.class, String.class)));
+      }
+    }
+    return changes;
   }
 
   /** The one event of the reply's Audit-Id, checked against who sent what. */

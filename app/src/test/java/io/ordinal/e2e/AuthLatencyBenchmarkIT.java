@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -81,12 +80,6 @@ class AuthLatencyBenchmarkIT {
       millis.add((System.nanoTime() - start) / 1e6);
       assertEquals(200, reply.code(), label);
     }
-    Collections.sort(millis);
-    return "| %s | %.2f | %.2f | %.2f | %.2f |%n".formatted(label, at(millis, 0.5), at(millis, 0.9), at(millis, 0.99),
-        millis.getLast());
-  }
-
-  private static double at(List<Double> sorted, double quantile) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(quantile * sorted.size()) - 1));
+    return Latencies.row(label, millis);
   }
 }

@@ -49,6 +49,36 @@ class CrashRecoveryIT {
     }
   }
 
+  /**
+   * A write and the news of it for its controller cannot diverge: a spec change committed just before
+   * the service died (its outbox row written, its signal never sent: ORDINAL_OUTBOX_HOLD) reaches its
+   * controller after the restart from the outbox, with who made it, which no other wake-up (the
+   * start-up nudge, a pod event) says.
+   */
+  @Test
+  void aSpecChangeCommittedJustBeforeACrashReachesItsControllerWithItsAuthor(@Namespace String ns) throws Exception {
+    try (OrdinalService service = new OrdinalService("outbox")) {
+      service.start();
+      Api api = service.api();
+      api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
+      api.awaitConverged(ns, "web", 1, TIMEOUT);
+
+      service.withEnv("ORDINAL_OUTBOX_HOLD", "true").kill9();
+      service.start();
+      // (A pod event may still wake the controller, which then reads the new spec: the database is the
+      // truth. What only the outbox carries is the signal of this change with its author.)
+      api.patchSet(ns, "web", "{\"spec\":{\"replicas\":3}}");
+      service.kill9();
+
+      service.withEnv("ORDINAL_OUTBOX_HOLD", null).start();
+      api.awaitConverged(ns, "web", 3, TIMEOUT);
+      String controller = "statefulset/" + ns + "/web";
+      List<AuditIT.SpecChange> changes = service.withTemporal(client -> AuditIT.specChanges(client, controller));
+      assertTrue(changes.stream().anyMatch(c -> c.generation() == 2 && c.requestedBy() != null),
+          "the scale, signalled from the outbox with its author: " + changes);
+    }
+  }
+
   @Test
   void stoppedServiceLeavesNothingRunningAndResumesWithItsState(@Namespace String ns) throws Exception {
     try (OrdinalService service = new OrdinalService("restart")) {

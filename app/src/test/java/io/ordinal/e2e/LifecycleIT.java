@@ -231,8 +231,10 @@ class LifecycleIT {
       assertEquals(List.of(), calls);
 
       api.patchSet(ns, "web", "{\"spec\":{\"replicas\":2}}");
+      // The annotation, then the condition: two writes.
       JsonNode held = api.await(Paths.set(ns, "web"), TIMEOUT,
-          r -> r.json().at("/metadata/annotations").has("ordinal.io/held-hook"));
+          r -> r.json().at("/metadata/annotations").has("ordinal.io/held-hook")
+              && r.body().contains("\"MembershipHook\""));
       assertEquals("PreCreate hook of web-1 failed", held.at("/metadata/annotations/ordinal.io~1held-hook").asText());
       JsonNode condition = StreamSupport.stream(held.at("/status/conditions").spliterator(), false)
           .filter(c -> c.path("type").asText().equals("MembershipHook")).findFirst().orElseThrow();
@@ -257,11 +259,17 @@ class LifecycleIT {
     }
   }
 
-  /** Upstream's e2e way to change a pod: read it, change it, PUT it back (with its resourceVersion). */
+  /**
+   * Upstream's e2e way to change a pod: read it, change it, PUT it back with its resourceVersion, again
+   * on a 409 (the pod's status or its set changed it in between).
+   */
   private void updatePod(String ns, String name, Consumer<ObjectNode> change) {
-    ObjectNode pod = (ObjectNode) api.pod(ns, name);
-    change.accept(pod);
-    Api.Reply reply = api.put(Paths.pod(ns, name), "application/json", KubeJson.write(pod));
+    Api.Reply reply = null;
+    for (int attempt = 0; attempt < 20 && (reply == null || reply.code() == 409); attempt++) {
+      ObjectNode pod = (ObjectNode) api.pod(ns, name);
+      change.accept(pod);
+      reply = api.put(Paths.pod(ns, name), "application/json", KubeJson.write(pod));
+    }
     assertEquals(200, reply.code(), reply.body());
   }
 

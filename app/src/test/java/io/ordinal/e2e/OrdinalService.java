@@ -52,12 +52,22 @@ final class OrdinalService implements AutoCloseable {
 
   /** @param extraEnv settings for this service (for example {@code ORDINAL_DRIVER}) */
   OrdinalService(String name, Map<String, String> extraEnv) throws IOException {
-    this.extraEnv = extraEnv;
+    this.extraEnv = new java.util.HashMap<>(extraEnv);
     this.dataDir = Path.of("target", "e2e", name + "-" + System.currentTimeMillis()).toAbsolutePath();
     Files.createDirectories(dataDir);
     this.httpPort = freePort();
     this.temporalPort = freePort();
     this.log = dataDir.resolve("service.log");
+  }
+
+  /** A setting for the next start; null removes it. */
+  OrdinalService withEnv(String name, String value) {
+    if (value == null) {
+      extraEnv.remove(name);
+    } else {
+      extraEnv.put(name, value);
+    }
+    return this;
   }
 
   /** One service for every test class that does not need its own (started on first use). */

@@ -52,6 +52,9 @@ final class ActivityStubs {
         .build());
   }
 
-  /** A hook heartbeats every 2 s: five missed beats mean its worker is gone, and the hook is tried again. */
-  static final Duration HOOK_HEARTBEAT = Duration.ofSeconds(10);
+  /**
+   * A hook calls heartbeat every 2 s, but the SDK sends one at most every 0.8 of this timeout: 30 s
+   * leaves 6 s for a stalled JVM before a healthy hook would be taken for dead and run again.
+   */
+  static final Duration HOOK_HEARTBEAT = Duration.ofSeconds(30);
 }

@@ -70,6 +70,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
             + (rollout ? " at revision " + set.updateRevision() : "");
       }
       boolean hookFailed = false;
+      boolean deletionUnfinished = false;
       Action previous = null;
       for (Action action : plan.actions()) {
         if (hookFailed || (pauseRequested && !(previous instanceof Action.RunHook))) {
@@ -85,15 +86,17 @@ public class OperationWorkflowImpl implements OperationWorkflow {
               new PodActivities.ClaimDeletion(key, claim.claimName(), claim.reason()));
           case Action.RunHook hook -> hookFailed = !runHook(key, set, hook);
           case Action.FinishDeletion finish -> {
-            steps.set.finishDeletion(key);
-            return "StatefulSet " + key + " deleted";
+            if (!Boolean.FALSE.equals(steps.set.finishDeletion(key))) {
+              return "StatefulSet " + key + " deleted";
+            }
+            deletionUnfinished = true;
           }
         }
       }
       steps.publishStatus();
       // Only claims or membership changed (or a hook failed): no pod event will come to wake us. Bounded,
       // so that a claim an activity cannot change (owned by another controller) costs a timer, not a busy loop.
-      if ((hookFailed || plan.observeAgainAtOnce()) && !pauseRequested && immediatePasses++ < MAX_IMMEDIATE_PASSES) {
+      if ((hookFailed || deletionUnfinished || plan.observeAgainAtOnce()) && !pauseRequested && immediatePasses++ < MAX_IMMEDIATE_PASSES) {
         continue;
       }
       immediatePasses = 0;

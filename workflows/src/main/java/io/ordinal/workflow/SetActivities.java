@@ -59,9 +59,13 @@ public interface SetActivities {
   @ActivityMethod
   void holdForFailedHook(HookFailure failure);
 
-  /** Removes a set that is being deleted and has no pods left. PVCs are kept. */
+  /**
+   * Removes a set that is being deleted and has no pods of its own left (its claims go as its
+   * retention policy says). False when it still has one (one was given to it since the observation):
+   * the workflow observes again. Null in histories recorded while it returned nothing: it finished.
+   */
   @ActivityMethod
-  void finishDeletion(SetKey key);
+  Boolean finishDeletion(SetKey key);
 
   /**
    * The single observation step of runs started before {@link Steps#NAMED_STEPS}: ensures the

@@ -145,7 +145,7 @@ class OperationWorkflowTest {
 
   @Test
   void aHookThatStopsAnsweringTimesOutOnItsHeartbeatAndIsRetried() {
-    // Real time: the test service does not skip time while an activity runs (HOOK_HEARTBEAT, 10 s).
+    // Real time: the test service does not skip time while an activity runs (HOOK_HEARTBEAT, 30 s).
     world.hooks = HOOKS;
     world.replicas = 2;
     world.hookHangsLeft.put("web-1", 1);
@@ -503,7 +503,9 @@ class OperationWorkflowTest {
     }
 
     @Override
-    public void finishDeletion(SetKey key) {}
+    public Boolean finishDeletion(SetKey key) {
+      return true;
+    }
 
     @Override
     public void claimOperation(OperationClaim claim) {}
