@@ -189,9 +189,9 @@ public class HookActivitiesImpl implements HookActivities {
           .orElseThrow(() -> new HookFailedException("pod " + name + " is not running"));
     }
     // The set's own pods: not one it released, whose labels no longer match.
-    String setUid = sets.get(key.namespace(), key.name()).map(set -> set.getMetadata().getUid()).orElse("");
+    String setUid = sets.uid(key.namespace(), key.name()).orElse("");
     List<PodRow> all = pods.ofSet(key.namespace(), key.name()).stream()
-        .filter(row -> PodStore.controllerUid(row).filter(setUid::equals).isPresent()).toList();
+        .filter(row -> PodStore.controlledBy(row, setUid)).toList();
     Optional<PodRow> other = all.stream()
         .filter(row -> row.ordinal() != run.ordinal() && !row.terminating() && row.ready()
             && PodSnapshot.RUNNING.equals(row.phase()))

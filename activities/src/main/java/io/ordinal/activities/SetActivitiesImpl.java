@@ -306,7 +306,7 @@ public class SetActivitiesImpl implements SetActivities {
     }
     // Pods it released, or another controller's, of its names stay (a set being deleted claims none).
     List<PodRow> left = pods.ofSet(key.namespace(), key.name());
-    if (!pods.claim(left, PodFactory.ownerReference(set), set.getSpec().getSelector(), true).owned().isEmpty()) {
+    if (left.stream().anyMatch(row -> PodStore.controlledBy(row, set.getMetadata().getUid()))) {
       return false;
     }
     // whenDeleted: Delete: the claims the set owns go with it, before it (a retry finishes them).

@@ -234,7 +234,7 @@ public class PodLifecycle {
     }
     tx.executeWrite(status -> {
       if (pvcs.deleteByIdAndUid(row.id(), row.uid()) > 0) {
-        String setUid = sets.get(key.namespace(), key.name()).map(s -> s.getMetadata().getUid()).orElse(null);
+        String setUid = sets.uid(key.namespace(), key.name()).orElse(null);
         events.record(key.namespace(), "StatefulSet", key.name(), setUid, EventRecorder.NORMAL, "SuccessfulDelete",
             "delete Claim " + row.name() + " in StatefulSet " + key.name() + " successful (" + reason + ")");
       }
@@ -310,10 +310,8 @@ public class PodLifecycle {
    * controls the pod (released since the set's last observation, when its labels stopped matching).
    */
   public void deleteOwnedPod(SetKey key, String podName, String reason) {
-    String setUid = sets.get(key.namespace(), key.name()).map(s -> s.getMetadata().getUid()).orElse(null);
-    boolean controlled = pods.find(key.namespace(), podName)
-        .map(row -> PodStore.controllerUid(row).filter(uid -> uid.equals(setUid)).isPresent()).orElse(false);
-    if (controlled) {
+    String setUid = sets.uid(key.namespace(), key.name()).orElse("");
+    if (pods.find(key.namespace(), podName).filter(row -> PodStore.controlledBy(row, setUid)).isPresent()) {
       deletePod(key, podName, reason);
     }
   }
@@ -349,7 +347,7 @@ public class PodLifecycle {
     tx.executeWrite(status -> {
       if (pods.markTerminating(row, Instant.now())) {
         pods.annotate(row, Labels.TERMINATION_REASON_ANNOTATION, terminationReason(reason));
-        String setUid = sets.get(key.namespace(), key.name()).map(s -> s.getMetadata().getUid()).orElse(null);
+        String setUid = sets.uid(key.namespace(), key.name()).orElse(null);
         boolean failed = PodSnapshot.FAILED.equals(row.phase()) || PodSnapshot.SUCCEEDED.equals(row.phase());
         events.record(key.namespace(), "StatefulSet", key.name(), setUid,
             failed ? EventRecorder.WARNING : EventRecorder.NORMAL,

@@ -108,8 +108,7 @@ public class PodStore {
     for (PodRow row : rows) {
       ObjectMeta meta = KubeJson.read(row.object(), MetadataOnly.class).metadata();
       List<OwnerReference> references = new ArrayList<>(Objects.requireNonNullElse(meta.getOwnerReferences(), List.of()));
-      OwnerReference controller = references.stream().filter(r -> Boolean.TRUE.equals(r.getController()))
-          .findFirst().orElse(null);
+      OwnerReference controller = controllerOf(references).orElse(null);
       boolean matches = LabelSelectors.matches(selector, Objects.requireNonNullElse(meta.getLabels(), Map.of()));
       boolean ours = controller != null && owner.getUid().equals(controller.getUid());
       if (ours && (matches || deleting)) {
@@ -137,10 +136,15 @@ public class PodStore {
    */
   public boolean updateMetadata(PodRow row, ObjectMeta changed, long expectedVersion) {
     Pod stored = KubeJson.read(row.object(), Pod.class);
-    stored.getMetadata().setLabels(changed.getLabels());
-    stored.getMetadata().setAnnotations(changed.getAnnotations());
-    stored.getMetadata().setOwnerReferences(changed.getOwnerReferences());
+    copyWritableMetadata(changed, stored.getMetadata());
     return pods.updateObjectIfVersion(row.id(), expectedVersion, KubeJson.write(stored)) > 0;
+  }
+
+  /** What the API lets change on a pod: its labels, annotations and ownerReferences. */
+  public static void copyWritableMetadata(ObjectMeta from, ObjectMeta to) {
+    to.setLabels(from.getLabels());
+    to.setAnnotations(from.getAnnotations());
+    to.setOwnerReferences(from.getOwnerReferences());
   }
 
   /**
@@ -153,11 +157,15 @@ public class PodStore {
     return pods.updateObjectIfVersion(row.id(), row.resourceVersion(), KubeJson.write(pod)) > 0;
   }
 
-  /** The uid of the pod's controller (its ownerReference with controller: true), if it has one. */
-  public static Optional<String> controllerUid(PodRow row) {
-    return Objects.requireNonNullElse(KubeJson.read(row.object(), MetadataOnly.class).metadata().getOwnerReferences(),
-            List.<OwnerReference>of()).stream()
-        .filter(r -> Boolean.TRUE.equals(r.getController())).map(OwnerReference::getUid).findFirst();
+  /** Whether the pod's controller (its ownerReference with controller: true) is the owner with {@code uid}. */
+  public static boolean controlledBy(PodRow row, String uid) {
+    return controllerOf(KubeJson.read(row.object(), MetadataOnly.class).metadata().getOwnerReferences())
+        .filter(controller -> uid.equals(controller.getUid())).isPresent();
+  }
+
+  private static Optional<OwnerReference> controllerOf(List<OwnerReference> references) {
+    return Objects.requireNonNullElse(references, List.<OwnerReference>of()).stream()
+        .filter(r -> Boolean.TRUE.equals(r.getController())).findFirst();
   }
 
   /** The pods of a namespace, by name. */

@@ -60,6 +60,11 @@ public class StatefulSetStore {
     return rows.stream().map(StatefulSetStore::toObject).toList();
   }
 
+  /** The uid of the set (also of one deleted in the background), read without its object. */
+  public Optional<String> uid(String namespace, String name) {
+    return sets.findById(id(namespace, name)).map(StatefulSetRow::uid);
+  }
+
   /** The set as the API shows it: one deleted in the background is gone from it already. */
   public Optional<StatefulSet> getVisible(String namespace, String name) {
     return sets.findById(id(namespace, name)).filter(row -> !row.deletedInBackground()).map(StatefulSetStore::toObject);

@@ -23,6 +23,12 @@ public class ApiException extends RuntimeException {
     return status.getCode();
   }
 
+  /** 409: a write named a resourceVersion the object has moved past (upstream's words). */
+  public static ApiException modified(String resource, String name) {
+    return of(409, "Conflict", "Operation cannot be fulfilled on " + resource + " \"" + name
+        + "\": the object has been modified; please apply your changes to the latest version and try again");
+  }
+
   public static ApiException of(int code, String reason, String message) {
     return new ApiException(new StatusBuilder().withApiVersion("v1").withKind("Status")
         .withNewMetadata().endMetadata()

@@ -77,8 +77,7 @@ public class NamespaceService {
       }
       String sentVersion = meta.getResourceVersion();
       if (sentVersion != null && !sentVersion.isEmpty() && !sentVersion.equals(current.getMetadata().getResourceVersion())) {
-        throw ApiException.of(409, "Conflict", "Operation cannot be fulfilled on namespaces \"" + name
-            + "\": the object has been modified; please apply your changes to the latest version and try again");
+        throw ApiException.modified(RESOURCE, name);
       }
       validate(changed);
       if (dryRun) {

@@ -93,16 +93,14 @@ public class PodService {
       String sent = changed.getMetadata().getResourceVersion();
       boolean conditional = sent != null && !sent.isEmpty();
       if (conditional && !sent.equals(current.getMetadata().getResourceVersion())) {
-        throw conflict(name);
+        throw ApiException.modified("pods", name);
       }
       List<FieldError> errors = StatefulSetValidation.validatePodUpdate(changed, current);
       if (!errors.isEmpty()) {
         throw ApiException.invalid("", "Pod", name, errors);
       }
       if (dryRun) {
-        current.getMetadata().setLabels(changed.getMetadata().getLabels());
-        current.getMetadata().setAnnotations(changed.getMetadata().getAnnotations());
-        current.getMetadata().setOwnerReferences(changed.getMetadata().getOwnerReferences());
+        PodStore.copyWritableMetadata(changed.getMetadata(), current.getMetadata());
         return current;
       }
       if (pods.updateMetadata(row, changed.getMetadata(), row.resourceVersion())) {
@@ -110,15 +108,10 @@ public class PodService {
         return PodStore.toObject(pods.find(namespace, name).orElse(row));
       }
       if (conditional || attempt >= WRITE_ATTEMPTS) {
-        throw conflict(name);
+        throw ApiException.modified("pods", name);
       }
       StatefulSetService.backOff(attempt);
     }
-  }
-
-  private static ApiException conflict(String name) {
-    return ApiException.of(409, "Conflict", "Operation cannot be fulfilled on pods \"" + name
-        + "\": the object has been modified; please apply your changes to the latest version and try again");
   }
 
   /**
@@ -218,7 +211,7 @@ public class PodService {
     for (PodRow row : pods.inNamespace(namespace)) {
       // A pod its set released (its labels no longer match) is no member either.
       if (!setNames.contains(row.setName()) || row.podIp() == null || row.terminating()
-          || PodStore.controllerUid(row).filter(setUids::contains).isEmpty()) {
+          || setUids.stream().noneMatch(uid -> PodStore.controlledBy(row, uid))) {
         continue;
       }
       EndpointAddress address = new EndpointAddressBuilder().withIp(row.podIp()).withHostname(row.name())

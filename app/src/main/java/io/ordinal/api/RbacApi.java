@@ -330,8 +330,7 @@ public class RbacApi {
   }
 
   private static ApiException conflict(Kind kind, String name) {
-    return ApiException.of(409, "Conflict", "Operation cannot be fulfilled on " + qualified(kind) + " \"" + name
-        + "\": the object has been modified; please apply your changes to the latest version and try again");
+    return ApiException.modified(qualified(kind), name);
   }
 
   private static long parseVersion(String version) {
