@@ -133,9 +133,14 @@ final class OrdinalService implements AutoCloseable {
     if (flags != null && !flags.isBlank()) {
       command.addAll(Arrays.asList(flags.trim().split("\\s+")));
     } else {
-      command.add("--add-opens=java.base/java.lang=ALL-UNNAMED");
+      command.addAll(List.of("-Xmx512m", "--add-opens=java.base/java.lang=ALL-UNNAMED"));
     }
-    command.addAll(List.of("-Xmx512m", "-jar", System.getProperty("ordinal.jar"), "server"));
+    // What ./ordinal server adds too, e.g. -XX:StartFlightRecording=filename=/tmp/ordinal-%p.jfr to profile a benchmark.
+    String javaOpts = System.getenv("ORDINAL_JAVA_OPTS");
+    if (javaOpts != null && !javaOpts.isBlank()) {
+      command.addAll(Arrays.asList(javaOpts.trim().split("\\s+")));
+    }
+    command.addAll(List.of("-jar", System.getProperty("ordinal.jar"), "server"));
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -175,9 +180,14 @@ final class OrdinalService implements AutoCloseable {
       } catch (IOException e) {
         // not listening yet
       }
-      Thread.sleep(200);
+      Thread.sleep(50);
     }
     throw new IllegalStateException("service not healthy within " + timeout + "; log:\n" + tail());
+  }
+
+  /** The service's JVM (its Temporal dev server and PostgreSQL are its descendants). */
+  ProcessHandle handle() {
+    return process.toHandle();
   }
 
   /** SIGKILL: no shutdown hook runs; Temporal and PostgreSQL are orphaned, as after a crash. */
