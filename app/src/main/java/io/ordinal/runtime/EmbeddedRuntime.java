@@ -37,6 +37,9 @@ public final class EmbeddedRuntime implements AutoCloseable {
     props.put("micronaut.server.ssl.key-name", TlsCertificates.NAME);
     props.put("micronaut.server.ssl.trust-name", TlsCertificates.NAME);
     props.put("micronaut.server.ssl.client-authentication", "want");
+    // HTTP/2 (ALPN, HTTP/1.1 still served): clients such as kubectl and Java's HttpClient multiplex
+    // their requests and watches over one connection instead of paying a TLS handshake per request.
+    props.put("micronaut.server.http-version", "2.0");
     // Protects the in-memory key store's entry only; a new one at every start.
     props.put("micronaut.server.ssl.key.password", java.util.HexFormat.of().formatHex(new java.security.SecureRandom().generateSeed(16)));
     putIfSet(props, "ordinal.tls.cert-file", settings.tlsCertFile());

@@ -32,6 +32,16 @@ class ApiIT {
   }
 
   @Test
+  void theApiSpeaksHttp2AndStillHttp11OverTls() throws Exception {
+    for (var version : List.of(java.net.http.HttpClient.Version.HTTP_2, java.net.http.HttpClient.Version.HTTP_1_1)) {
+      var client = java.net.http.HttpClient.newBuilder().sslContext(OrdinalService.shared().tls()).version(version).build();
+      var reply = client.send(api.request("/version").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, reply.statusCode(), reply.body());
+      assertEquals(version, reply.version());
+    }
+  }
+
+  @Test
   void createFillsMetadataAndUpstreamDefaults(@Namespace String ns) {
     ObjectNode manifest = Manifests.web("meta", 0, 0, Map.of());
     ((ObjectNode) manifest.get("spec")).remove(List.of("replicas", "minReadySeconds"));
