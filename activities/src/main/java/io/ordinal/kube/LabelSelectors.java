@@ -51,6 +51,25 @@ public final class LabelSelectors {
     return true;
   }
 
+  /**
+   * The labels every match must carry with exactly these values (matchLabels, and {@code In} with
+   * one value): a necessary condition a store can check before {@link #matches} decides.
+   */
+  public static Map<String, String> requiredLabels(LabelSelector selector) {
+    Map<String, String> required = new TreeMap<>();
+    if (selector.getMatchLabels() != null) {
+      required.putAll(selector.getMatchLabels());
+    }
+    if (selector.getMatchExpressions() != null) {
+      for (LabelSelectorRequirement r : selector.getMatchExpressions()) {
+        if (r.getOperator().equals("In") && r.getValues() != null && r.getValues().size() == 1) {
+          required.put(r.getKey(), r.getValues().getFirst());
+        }
+      }
+    }
+    return required;
+  }
+
   /** Gt and Lt compare integers; a label or a bound that is not one matches nothing. */
   private static boolean compares(String operator, String label, List<String> values) {
     if (values.size() != 1) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.module.blackbird.BlackbirdModule;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
@@ -20,12 +21,14 @@ public final class KubeJson {
       .serializationInclusion(JsonInclude.Include.NON_NULL)
       .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
       .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+      .addModule(new BlackbirdModule())
       .build();
   public static final ObjectMapper YAML = YAMLMapper.builder(YAMLFactory.builder()
           .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
           .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
           .build())
       .serializationInclusion(JsonInclude.Include.NON_NULL)
+      .addModule(new BlackbirdModule())
       .build();
 
   /** RFC 3339 with exactly three fractional digits, as the API promises. */

@@ -182,6 +182,14 @@ public class PodStore {
     return (namespace == null ? pods.listOrderById() : inNamespace(namespace)).stream().map(PodStore::toObject).toList();
   }
 
+  /** The pods of a namespace (all: {@code null}) that carry at least these labels. */
+  public List<Pod> list(String namespace, Map<String, String> requiredLabels) {
+    if (requiredLabels.isEmpty()) {
+      return list(namespace);
+    }
+    return pods.findLabelled(namespace, KubeJson.write(requiredLabels)).stream().map(PodStore::toObject).toList();
+  }
+
   public Optional<PvcRow> claimRow(String namespace, String name) {
     return pvcs.findById(StatefulSetStore.id(namespace, name));
   }

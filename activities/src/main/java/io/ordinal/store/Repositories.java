@@ -123,6 +123,17 @@ public final class Repositories {
 
     List<PodRow> findByNamespaceOrderByName(String namespace);
 
+    /**
+     * The pods of a namespace (all when null) whose labels include {@code labels} (a JSON object):
+     * a list by label selector reads only the candidates, not every pod of the namespace.
+     */
+    @Query("""
+        SELECT * FROM pods
+        WHERE (CAST(:namespace AS TEXT) IS NULL OR namespace = :namespace)
+          AND (CAST(object AS jsonb) -> 'metadata' -> 'labels') @> CAST(:labels AS jsonb)
+        ORDER BY id""")
+    List<PodRow> findLabelled(@Nullable String namespace, String labels);
+
     List<PodRow> listOrderById();
 
     List<PodRow> findByDriver(String driver);

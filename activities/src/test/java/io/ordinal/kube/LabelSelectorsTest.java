@@ -68,6 +68,15 @@ class LabelSelectorsTest {
   }
 
   @Test
+  void theRequiredLabelsAreTheEqualitiesAndSingleValuedIns() {
+    assertEquals(java.util.Map.of("app", "web", "tier", ""),
+        LabelSelectors.requiredLabels(LabelSelectors.parse("app=web,tier in (),zone in (a,b),x!=y,present,!gone,n>1")));
+    assertEquals(java.util.Map.of(), LabelSelectors.requiredLabels(LabelSelectors.parse("app notin (web)")));
+    var selector = new io.fabric8.kubernetes.api.model.LabelSelector(null, java.util.Map.of("app", "db"));
+    assertEquals(java.util.Map.of("app", "db"), LabelSelectors.requiredLabels(selector));
+  }
+
+  @Test
   void errorsReadAsUpstreams() {
     assertEquals("found '=', expected: ',' or 'end of string'", error("a=b=c"));
     assertEquals("found ',', expected: identifier after ','", error("x,,y"));

@@ -33,12 +33,27 @@ import java.util.function.Predicate;
  * @param type the class of its objects (which field selectors and Table columns apply)
  */
 public record Collection<T extends HasMetadata>(String resource, Class<T> type, String apiVersion, String kind,
-    Function<String, List<T>> lister) {
+    Lister<T> lister) {
+
+  /**
+   * The objects of a namespace (all when null); it may leave out those without {@code requiredLabels}
+   * (the selector is applied to what it returns in any case).
+   */
+  @FunctionalInterface
+  public interface Lister<T> {
+    List<T> list(String namespace, Map<String, String> requiredLabels);
+  }
+
+  /** A collection whose store lists a whole namespace. */
+  public Collection(String resource, Class<T> type, String apiVersion, String kind, Function<String, List<T>> lister) {
+    this(resource, type, apiVersion, kind, (namespace, requiredLabels) -> lister.apply(namespace));
+  }
 
   /** Lists or watches the objects of {@code namespace} (all namespaces when null), as the request asks. */
   public HttpResponse<?> serve(HttpRequest<?> request, String namespace, Watches watches) {
     ListOptions options = ListOptions.of(request);
     Predicate<HasMetadata> selected = selection(options);
+    Map<String, String> requiredLabels = requiredLabels(options);
     Optional<Tables.Version> table = tableRequested(request);
     Tables.IncludeObject include = includeObject(request);
     if (options.watch()) {
@@ -49,7 +64,7 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
         return first ? rows : new Table(rows.kind(), rows.apiVersion(), rows.metadata(), null, rows.rows());
       };
       var target = new Watches.Target(resource, apiVersion, kind, namespace, selected,
-          () -> lister.apply(namespace), encoder);
+          () -> lister.list(namespace, requiredLabels), encoder);
       // Not the file caching headers a streamed body would get by default: a watch is never cached.
       return HttpResponse.ok(watches.watchBody(target, options)).header(HttpHeaders.CACHE_CONTROL, "no-cache, private");
     }
@@ -59,7 +74,7 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
       // Older states are not kept (only their changes, for watches).
       throw ApiException.of(410, "Expired", "too old resource version: " + options.resourceVersion() + " (" + listVersion + ")");
     }
-    List<T> items = new ArrayList<>(lister.apply(namespace).stream().filter(selected).toList());
+    List<T> items = new ArrayList<>(lister.list(namespace, requiredLabels).stream().filter(selected).toList());
     items.sort(Comparator.comparing((T o) -> key(o)));
     Page<T> page = page(items, options);
     ListMeta metadata = new ListMeta(page.continueToken(), page.remainingItemCount(), listVersion, null);
@@ -132,6 +147,14 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
 
   private static String key(HasMetadata object) {
     return object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
+  }
+
+  /** What every object the labelSelector lets through carries (validated by {@link #selection}). */
+  private static Map<String, String> requiredLabels(ListOptions options) {
+    if (options.labelSelector() == null || options.labelSelector().isBlank()) {
+      return Map.of();
+    }
+    return LabelSelectors.requiredLabels(LabelSelectors.parse(options.labelSelector()));
   }
 
   /** The objects the request's labelSelector and fieldSelector let through. */

@@ -69,7 +69,7 @@ public class CoreApi {
     this.podService = podService;
     this.events = events;
     this.watches = watches;
-    this.podCollection = new Collection<>("pods", Pod.class, "v1", "Pod", pods::list);
+    this.podCollection = new Collection<>("pods", Pod.class, "v1", "Pod", (Collection.Lister<Pod>) pods::list);
     this.claimCollection = new Collection<>("persistent_volume_claims", PersistentVolumeClaim.class, "v1",
         "PersistentVolumeClaim", pods::listClaims);
     this.eventCollection = new Collection<>("events", Event.class, "v1", "Event", events::list);

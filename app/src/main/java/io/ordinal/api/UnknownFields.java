@@ -67,12 +67,19 @@ public final class UnknownFields {
     }
   }
 
+  /** Introspection is the costly part of a write's body check; the model's types do not change. */
+  private static final Map<JavaType, Map<String, JavaType>> PROPERTIES = new java.util.concurrent.ConcurrentHashMap<>();
+
   private static Map<String, JavaType> properties(JavaType type) {
+    return PROPERTIES.computeIfAbsent(type, UnknownFields::introspect);
+  }
+
+  private static Map<String, JavaType> introspect(JavaType type) {
     BeanDescription bean = KubeJson.JSON.getDeserializationConfig().introspect(type);
     Map<String, JavaType> byName = new HashMap<>();
     for (BeanPropertyDefinition property : bean.findProperties()) {
       byName.put(property.getName(), property.getPrimaryType());
     }
-    return byName;
+    return Map.copyOf(byName);
   }
 }

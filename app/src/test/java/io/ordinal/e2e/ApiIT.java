@@ -42,6 +42,31 @@ class ApiIT {
   }
 
   @Test
+  void podsAreListedByLabelSelectorInANamespaceAndAcrossNamespaces(@Namespace String ns) {
+    String other = ns + "-b";
+    api.createSet(ns, Manifests.web("lsa", 2, 0, Map.of()));
+    api.createSet(ns, Manifests.web("lsb", 1, 0, Map.of()));
+    api.createSet(other, Manifests.web("lsa", 1, 0, Map.of()));
+    api.awaitConverged(ns, "lsa", 2, java.time.Duration.ofSeconds(60));
+    api.awaitConverged(ns, "lsb", 1, java.time.Duration.ofSeconds(60));
+    api.awaitConverged(other, "lsa", 1, java.time.Duration.ofSeconds(60));
+    java.util.function.Function<String, List<String>> names = path -> {
+      List<String> found = new java.util.ArrayList<>();
+      api.get(path).json().path("items").forEach(pod -> found.add(pod.at("/metadata/namespace").asText() + "/"
+          + pod.at("/metadata/name").asText()));
+      return found;
+    };
+    assertEquals(List.of(ns + "/lsa-0", ns + "/lsa-1"), names.apply(Paths.core(ns, "pods") + "?labelSelector=app%3Dlsa"));
+    assertEquals(List.of(ns + "/lsa-1"), names.apply(Paths.core(ns, "pods")
+        + "?labelSelector=app+in+(lsa),statefulset.kubernetes.io/pod-name!=lsa-0"));
+    assertEquals(List.of(ns + "/lsa-0", ns + "/lsa-1", ns + "/lsb-0"),
+        names.apply(Paths.core(ns, "pods") + "?labelSelector=app+in+(lsa,lsb)"));
+    assertEquals(List.of(ns + "/lsa-0", ns + "/lsa-1", other + "/lsa-0").stream().sorted().toList(),
+        names.apply("/api/v1/pods?labelSelector=app%3D%3Dlsa").stream().filter(n -> n.startsWith(ns)).sorted().toList());
+    assertEquals(List.of(), names.apply(Paths.core(ns, "pods") + "?labelSelector=app%3Dlsa,app%3Dlsb"));
+  }
+
+  @Test
   void createFillsMetadataAndUpstreamDefaults(@Namespace String ns) {
     ObjectNode manifest = Manifests.web("meta", 0, 0, Map.of());
     ((ObjectNode) manifest.get("spec")).remove(List.of("replicas", "minReadySeconds"));
