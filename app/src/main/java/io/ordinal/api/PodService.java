@@ -65,7 +65,7 @@ public class PodService {
   public Pod delete(String namespace, String name) {
     PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
     lifecycle.deletePod(new SetKey(namespace, row.setName()), name, "deleted through the API");
-    signals.podChanged(namespace, row.setName(), name);
+    signals.wake(namespace, row.setName(), name);
     return PodStore.toObject(pods.find(namespace, name).orElse(row));
   }
 
@@ -104,7 +104,7 @@ public class PodService {
         return current;
       }
       if (pods.updateMetadata(row, changed.getMetadata(), row.resourceVersion())) {
-        signals.podChanged(namespace, row.setName(), name);
+        signals.wake(namespace, row.setName(), name);
         return PodStore.toObject(pods.find(namespace, name).orElse(row));
       }
       if (conditional || attempt >= WRITE_ATTEMPTS) {
@@ -122,7 +122,7 @@ public class PodService {
   public PersistentVolumeClaim deleteClaim(String namespace, String name) {
     PersistentVolumeClaim claim = lifecycle.deleteClaimByUser(namespace, name)
         .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name));
-    pods.claimRow(namespace, name).ifPresent(row -> signals.podChanged(namespace, row.setName(), name));
+    pods.claimRow(namespace, name).ifPresent(row -> signals.wake(namespace, row.setName(), name));
     return claim;
   }
 
