@@ -28,6 +28,8 @@ public final class Application {
     }
     Settings settings = Settings.fromEnvironment(System.getenv());
     EmbeddedRuntime runtime = EmbeddedRuntime.start(settings);
+    log.info("PostgreSQL and Temporal ready {} ms after the JVM started",
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
     ApplicationContext context = null;
     EmbeddedServer server;
     try {
@@ -46,6 +48,7 @@ public final class Application {
       return;
     }
     ApplicationContext started = context;
+    log.info("serving {} ms after the JVM started", java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
     // One hook, so that the order is right: stop taking requests and work, then the database and Temporal.
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("stopping");

@@ -62,16 +62,26 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
 
   @Override
   public void onApplicationEvent(ServerStartupEvent event) {
+    long start = System.nanoTime();
     registerSearchAttributes();
+    long attributes = System.nanoTime();
     Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE,
         WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
     worker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     factory.start();
+    long workerStarted = System.nanoTime();
     drivers.recoverAll();
+    long recovered = System.nanoTime();
     outbox.start();
-    signals.nudgeAll();
+    // A signal per set, which nothing waits for: the service is ready while they go out.
+    Thread.ofVirtual().name("nudge-all").start(signals::nudgeAll);
     started = true;
+    long end = System.nanoTime();
+    // What a start spends where: search attributes, worker, drivers' re-adoption.
+    log.info("worker ready in {} ms (search attributes {} ms, worker {} ms, drivers {} ms)",
+        (end - start) / 1_000_000, (attributes - start) / 1_000_000, (workerStarted - attributes) / 1_000_000,
+        (recovered - workerStarted) / 1_000_000);
   }
 
   /** True once the worker runs and the drivers have re-adopted their pods. */

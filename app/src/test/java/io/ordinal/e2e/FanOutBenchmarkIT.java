@@ -55,7 +55,7 @@ class FanOutBenchmarkIT {
     Map<String, List<Double>> readyOverTime = new LinkedHashMap<>();
     long watchEvents = 0;
 
-    for (int run = 0; run < Bench.runs(3); run++) {
+    for (int run = 0; run < Bench.runs(2); run++) {
       try (OrdinalService service = new OrdinalService("fan-out")) {
         service.start();
         Api api = service.api();

@@ -60,6 +60,17 @@ final class OrdinalService implements AutoCloseable {
     this.log = dataDir.resolve("service.log");
   }
 
+  private boolean classArchive;
+
+  /**
+   * Starts with the class archive ./ordinal server keeps in its data dir (written at each exit:
+   * over 100 MiB and a second or two per stop, so only the start-time benchmark wants it).
+   */
+  OrdinalService withClassArchive() {
+    this.classArchive = true;
+    return this;
+  }
+
   /** A setting for the next start; null removes it. */
   OrdinalService withEnv(String name, String value) {
     if (value == null) {
@@ -139,6 +150,11 @@ final class OrdinalService implements AutoCloseable {
     String javaOpts = System.getenv("ORDINAL_JAVA_OPTS");
     if (javaOpts != null && !javaOpts.isBlank()) {
       command.addAll(Arrays.asList(javaOpts.trim().split("\\s+")));
+    }
+    if (classArchive) {
+      // As ./ordinal server: the classes a start loaded, archived in the data dir (AppCDS), for the next start.
+      command.addAll(List.of("-XX:SharedArchiveFile=" + dataDir.resolve("ordinal.jsa"), "-XX:+AutoCreateSharedArchive",
+          "-Xlog:cds=off", "-Xlog:cds+dynamic=off"));
     }
     command.addAll(List.of("-jar", System.getProperty("ordinal.jar"), "server"));
     ProcessBuilder builder = new ProcessBuilder(command)
