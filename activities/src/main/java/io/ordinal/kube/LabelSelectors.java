@@ -62,7 +62,7 @@ public final class LabelSelectors {
     }
     if (selector.getMatchExpressions() != null) {
       for (LabelSelectorRequirement r : selector.getMatchExpressions()) {
-        if (r.getOperator().equals("In") && r.getValues() != null && r.getValues().size() == 1) {
+        if ("In".equals(r.getOperator()) && r.getValues() != null && r.getValues().size() == 1) {
           required.put(r.getKey(), r.getValues().getFirst());
         }
       }

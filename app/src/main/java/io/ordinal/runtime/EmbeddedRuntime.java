@@ -86,7 +86,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
         props.putAll(settings.temporalTls());
       }
       return new EmbeddedRuntime(postgres, temporal, props, webUi);
-    } catch (IOException | InterruptedException | RuntimeException e) {
+    } catch (IOException | InterruptedException | RuntimeException | Error e) {
       if (temporal == null && temporalStart != null) {
         // PostgreSQL failed first: the dev server may still come up, and must not outlive us.
         temporal = temporalStart.handle((started, failure) -> started).join();

@@ -94,21 +94,27 @@ public class SetSignals implements PodEvents {
 
   private void wakeUntilQuiet(SetKey key, String podName) {
     String next = podName;
-    while (next != null) {
-      try {
-        wake(key.namespace(), key.name(), next);
-      } catch (RuntimeException e) {
-        log.warn("could not wake {} (it catches up on resync): {}", key, e.toString());
-      }
-      String[] again = {null};
-      wakes.compute(key, (k, pending) -> {
-        if (pending.equals(NOTHING_PENDING)) {
-          return null;
+    try {
+      while (next != null) {
+        try {
+          wake(key.namespace(), key.name(), next);
+        } catch (RuntimeException e) {
+          log.warn("could not wake {} (a running operation observes again within its safety poll): {}", key, e.toString());
         }
-        again[0] = pending;
-        return NOTHING_PENDING;
-      });
-      next = again[0];
+        String[] again = {null};
+        wakes.compute(key, (k, pending) -> {
+          if (pending.equals(NOTHING_PENDING)) {
+            return null;
+          }
+          again[0] = pending;
+          return NOTHING_PENDING;
+        });
+        next = again[0];
+      }
+    } finally {
+      if (next != null) {
+        wakes.remove(key); // thrown out of the loop: the set's next change starts a wake of its own
+      }
     }
   }
 

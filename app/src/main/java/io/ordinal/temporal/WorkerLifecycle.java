@@ -75,7 +75,13 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
     long recovered = System.nanoTime();
     outbox.start();
     // A signal per set, which nothing waits for: the service is ready while they go out.
-    Thread.ofVirtual().name("nudge-all").start(signals::nudgeAll);
+    Thread.ofVirtual().name("nudge-all").start(() -> {
+      try {
+        signals.nudgeAll();
+      } catch (RuntimeException e) {
+        log.warn("start-up nudges stopped (the resync catches up): {}", e.toString());
+      }
+    });
     started = true;
     long end = System.nanoTime();
     // What a start spends where: search attributes, worker, drivers' re-adoption.

@@ -34,10 +34,11 @@ class ApiIT {
   @Test
   void theApiSpeaksHttp2AndStillHttp11OverTls() throws Exception {
     for (var version : List.of(java.net.http.HttpClient.Version.HTTP_2, java.net.http.HttpClient.Version.HTTP_1_1)) {
-      var client = java.net.http.HttpClient.newBuilder().sslContext(OrdinalService.shared().tls()).version(version).build();
-      var reply = client.send(api.request("/version").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
-      assertEquals(200, reply.statusCode(), reply.body());
-      assertEquals(version, reply.version());
+      try (var client = java.net.http.HttpClient.newBuilder().sslContext(OrdinalService.shared().tls()).version(version).build()) {
+        var reply = client.send(api.request("/version").build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, reply.statusCode(), reply.body());
+        assertEquals(version, reply.version());
+      }
     }
   }
 
@@ -64,6 +65,9 @@ class ApiIT {
     assertEquals(List.of(ns + "/lsa-0", ns + "/lsa-1", other + "/lsa-0").stream().sorted().toList(),
         names.apply("/api/v1/pods?labelSelector=app%3D%3Dlsa").stream().filter(n -> n.startsWith(ns)).sorted().toList());
     assertEquals(List.of(), names.apply(Paths.core(ns, "pods") + "?labelSelector=app%3Dlsa,app%3Dlsb"));
+    api.delete(Paths.set(ns, "lsa"));
+    api.delete(Paths.set(ns, "lsb"));
+    api.delete(Paths.set(other, "lsa"));
   }
 
   @Test

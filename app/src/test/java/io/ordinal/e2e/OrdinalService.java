@@ -201,9 +201,19 @@ final class OrdinalService implements AutoCloseable {
     throw new IllegalStateException("service not healthy within " + timeout + "; log:\n" + tail());
   }
 
-  /** The service's JVM (its Temporal dev server and PostgreSQL are its descendants). */
+  /** The service's JVM (the Temporal dev server is its child; PostgreSQL, started by pg_ctl, is not). */
   ProcessHandle handle() {
     return process.toHandle();
+  }
+
+  /** The embedded PostgreSQL's postmaster (its pid file's first line), while it runs. */
+  Optional<ProcessHandle> postgres() {
+    try {
+      String pid = Files.readAllLines(dataDir.resolve("postgres").resolve("postmaster.pid")).getFirst().trim();
+      return ProcessHandle.of(Long.parseLong(pid));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
   }
 
   /** SIGKILL: no shutdown hook runs; Temporal and PostgreSQL are orphaned, as after a crash. */

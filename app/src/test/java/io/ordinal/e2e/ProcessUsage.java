@@ -36,10 +36,6 @@ final class ProcessUsage {
     }
   }
 
-  static double residentMiBWithDescendants(ProcessHandle process) {
-    return withDescendants(process).mapToDouble(ProcessUsage::residentMiB).sum();
-  }
-
   private static Stream<ProcessHandle> withDescendants(ProcessHandle process) {
     return Stream.concat(Stream.of(process), process.descendants());
   }
