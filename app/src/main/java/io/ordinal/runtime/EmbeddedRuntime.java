@@ -1,12 +1,9 @@
 package io.ordinal.runtime;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -50,19 +47,6 @@ public final class EmbeddedRuntime implements AutoCloseable {
     putIfSet(props, "ordinal.tls.client-ca-file", settings.clientCaFile());
     props.put("ordinal.data-dir", settings.dataDir().toString());
     props.put("temporal.namespace", settings.temporalNamespace());
-    // The dev server and PostgreSQL do not need each other: they start side by side (a warm start
-    // took their sum before).
-    CompletableFuture<TemporalDevServer> temporalStart = settings.temporalAddress() != null ? null
-        : CompletableFuture.supplyAsync(() -> {
-          try {
-            return TemporalDevServer.start(settings);
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting the Temporal dev server", e);
-          }
-        });
     EmbeddedPostgresServer postgres = null;
     TemporalDevServer temporal = null;
     try {
@@ -77,8 +61,8 @@ public final class EmbeddedRuntime implements AutoCloseable {
         props.put("datasources.default.password", settings.dbPassword());
       }
       String webUi = null;
-      if (temporalStart != null) {
-        temporal = awaitStarted(temporalStart);
+      if (settings.temporalAddress() == null) {
+        temporal = TemporalDevServer.start(settings);
         props.put("temporal.address", "127.0.0.1:" + settings.temporalPort());
         webUi = settings.temporalHeadless() ? null : "http://localhost:" + settings.temporalUiPort();
       } else {
@@ -86,31 +70,10 @@ public final class EmbeddedRuntime implements AutoCloseable {
         props.putAll(settings.temporalTls());
       }
       return new EmbeddedRuntime(postgres, temporal, props, webUi);
-    } catch (IOException | InterruptedException | RuntimeException | Error e) {
-      if (temporal == null && temporalStart != null) {
-        // PostgreSQL failed first: the dev server may still come up, and must not outlive us.
-        temporal = temporalStart.handle((started, failure) -> started).join();
-      }
+    } catch (IOException | InterruptedException | RuntimeException e) {
       closeQuietly(temporal);
       closeQuietly(postgres);
       throw e;
-    }
-  }
-
-  /** The started dev server, or its start's own exception. */
-  private static TemporalDevServer awaitStarted(CompletableFuture<TemporalDevServer> start)
-      throws IOException, InterruptedException {
-    try {
-      return start.get();
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof UncheckedIOException io) {
-        throw io.getCause();
-      }
-      if (cause instanceof RuntimeException runtime) {
-        throw runtime;
-      }
-      throw new IllegalStateException(cause);
     }
   }
 

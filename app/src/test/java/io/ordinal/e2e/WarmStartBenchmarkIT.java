@@ -35,7 +35,7 @@ class WarmStartBenchmarkIT {
         .text("""
             `java -jar` of the packaged service (as `./ordinal server` runs it, with the class archive it keeps in
             the data dir) until `GET /health` answers 200, polled every 50 ms; the service starts its embedded
-            PostgreSQL and the Temporal dev server itself, side by side. A warm start follows a clean stop on
+            PostgreSQL and the Temporal dev server itself, one after the other. A warm start follows a clean stop on
             the same data dir.""")
         .figures(List.of(cold, warm))
         .write();
