@@ -74,7 +74,7 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
       // Older states are not kept (only their changes, for watches).
       throw ApiException.of(410, "Expired", "too old resource version: " + options.resourceVersion() + " (" + listVersion + ")");
     }
-    List<T> items = new ArrayList<>(lister.list(namespace, requiredLabels).stream().filter(selected).toList());
+    List<T> items = new ArrayList<>(selected(namespace, options));
     items.sort(Comparator.comparing((T o) -> key(o)));
     Page<T> page = page(items, options);
     ListMeta metadata = new ListMeta(page.continueToken(), page.remainingItemCount(), listVersion, null);
@@ -147,6 +147,12 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
 
   private static String key(HasMetadata object) {
     return object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
+  }
+
+  /** The objects of a namespace (all when null) that the request's labelSelector and fieldSelector let through. */
+  public List<T> selected(String namespace, ListOptions options) {
+    Predicate<HasMetadata> selected = selection(options);
+    return lister.list(namespace, requiredLabels(options)).stream().filter(selected).toList();
   }
 
   /** What every object the labelSelector lets through carries (validated by {@link #selection}). */

@@ -169,13 +169,10 @@ public class CoreApi {
   @Operation(summary = "Delete the pods that labelSelector and fieldSelector select (deletecollection); their sets recreate them")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PodList.class)))
   public HttpResponse<String> deletePods(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
-    var selected = podCollection.selection(ListOptions.of(request));
     Deletion deletion = Deletion.of(request, body);
     List<Pod> deleted = new ArrayList<>();
-    for (Pod pod : pods.list(namespace)) {
-      if (selected.test(pod)) {
-        deleted.add(deletion.dryRun() ? pod : podService.delete(namespace, pod.getMetadata().getName()));
-      }
+    for (Pod pod : podCollection.selected(namespace, ListOptions.of(request))) {
+      deleted.add(deletion.dryRun() ? pod : podService.delete(namespace, pod.getMetadata().getName()));
     }
     return KubeCodec.ok(request, new PodListBuilder().withApiVersion("v1").withKind("PodList")
         .withMetadata(new ListMeta()).withItems(deleted).build());

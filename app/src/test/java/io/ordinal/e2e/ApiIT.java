@@ -65,6 +65,10 @@ class ApiIT {
     assertEquals(List.of(ns + "/lsa-0", ns + "/lsa-1", other + "/lsa-0").stream().sorted().toList(),
         names.apply("/api/v1/pods?labelSelector=app%3D%3Dlsa").stream().filter(n -> n.startsWith(ns)).sorted().toList());
     assertEquals(List.of(), names.apply(Paths.core(ns, "pods") + "?labelSelector=app%3Dlsa,app%3Dlsb"));
+    List<String> wouldDelete = new java.util.ArrayList<>();
+    api.delete(Paths.core(ns, "pods") + "?labelSelector=app%3Dlsa&dryRun=All").json().path("items")
+        .forEach(pod -> wouldDelete.add(pod.at("/metadata/name").asText()));
+    assertEquals(List.of("lsa-0", "lsa-1"), wouldDelete);
     api.delete(Paths.set(ns, "lsa"));
     api.delete(Paths.set(ns, "lsb"));
     api.delete(Paths.set(other, "lsa"));

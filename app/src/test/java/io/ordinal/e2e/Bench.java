@@ -106,32 +106,14 @@ final class Bench {
     /** A plot of each series' latency distribution (share of samples at or under x ms). */
     Report distribution(String plot, String title, Map<String, List<Double>> samples) throws IOException {
       XYChart chart = chart(title, "milliseconds", "share of samples at or under");
-      samples.forEach((label, values) -> {
-        List<Double> sorted = sorted(values);
-        double[] x = new double[sorted.size()];
-        double[] y = new double[sorted.size()];
-        for (int i = 0; i < sorted.size(); i++) {
-          x[i] = sorted.get(i);
-          y[i] = (i + 1) / (double) sorted.size();
-        }
-        line(chart, label, x, y);
-      });
+      samples.forEach((label, values) -> cumulative(chart, label, values, (i, n) -> (i + 1) / (double) n));
       return image(plot, title, chart);
     }
 
     /** A plot of each series' count over time, e.g. pods Ready since the first create (seconds). */
     Report overTime(String plot, String title, String yTitle, Map<String, List<Double>> secondsOfEachEvent) throws IOException {
       XYChart chart = chart(title, "seconds", yTitle);
-      secondsOfEachEvent.forEach((label, seconds) -> {
-        List<Double> sorted = sorted(seconds);
-        double[] x = new double[sorted.size()];
-        double[] y = new double[sorted.size()];
-        for (int i = 0; i < sorted.size(); i++) {
-          x[i] = sorted.get(i);
-          y[i] = i + 1;
-        }
-        line(chart, label, x, y);
-      });
+      secondsOfEachEvent.forEach((label, seconds) -> cumulative(chart, label, seconds, (i, n) -> i + 1));
       return image(plot, title, chart);
     }
 
@@ -158,9 +140,22 @@ final class Bench {
     return chart;
   }
 
-  private static void line(XYChart chart, String label, double[] x, double[] y) {
-    if (x.length == 0) {
+  /** The y of the i-th smallest of n values. */
+  private interface Rank {
+    double y(int i, int n);
+  }
+
+  /** A line through the values, sorted (x), each at the y of its rank. */
+  private static void cumulative(XYChart chart, String label, List<Double> values, Rank rank) {
+    List<Double> sorted = sorted(values);
+    if (sorted.isEmpty()) {
       return;
+    }
+    double[] x = new double[sorted.size()];
+    double[] y = new double[sorted.size()];
+    for (int i = 0; i < sorted.size(); i++) {
+      x[i] = sorted.get(i);
+      y[i] = rank.y(i, sorted.size());
     }
     XYSeries series = chart.addSeries(label, x, y);
     series.setMarker(SeriesMarkers.NONE);

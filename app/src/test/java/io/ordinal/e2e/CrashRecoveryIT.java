@@ -88,8 +88,8 @@ class CrashRecoveryIT {
       api.awaitConverged(ns, "web", 2, TIMEOUT);
       String uid = api.set(ns, "web").at("/metadata/uid").asText();
 
-      Optional<ProcessHandle> postgres = pid(service.dataDir.resolve("postgres/postmaster.pid"));
-      Optional<ProcessHandle> temporal = pid(service.dataDir.resolve("temporal/temporal.pid"));
+      Optional<ProcessHandle> postgres = service.postgres();
+      Optional<ProcessHandle> temporal = OrdinalService.fromPidFile(service.dataDir.resolve("temporal/temporal.pid"));
       service.stop();
       assertTrue(postgres.isPresent() && temporal.isPresent());
       // The service has exited; its helpers are gone too (allowing init a moment to reap them:
@@ -223,15 +223,6 @@ class CrashRecoveryIT {
   }
 
   static boolean alive(Path pidFile) {
-    return pid(pidFile).map(ProcessHandle::isAlive).orElse(false);
-  }
-
-  static Optional<ProcessHandle> pid(Path pidFile) {
-    try {
-      String first = Files.readAllLines(pidFile).get(0).trim();
-      return ProcessHandle.of(Long.parseLong(first));
-    } catch (Exception e) {
-      return Optional.empty();
-    }
+    return OrdinalService.fromPidFile(pidFile).map(ProcessHandle::isAlive).orElse(false);
   }
 }

@@ -206,11 +206,15 @@ final class OrdinalService implements AutoCloseable {
     return process.toHandle();
   }
 
-  /** The embedded PostgreSQL's postmaster (its pid file's first line), while it runs. */
+  /** The embedded PostgreSQL's postmaster, while it runs. */
   Optional<ProcessHandle> postgres() {
+    return fromPidFile(dataDir.resolve("postgres/postmaster.pid"));
+  }
+
+  /** The process a pid file (its first line) names, while it runs. */
+  static Optional<ProcessHandle> fromPidFile(Path pidFile) {
     try {
-      String pid = Files.readAllLines(dataDir.resolve("postgres").resolve("postmaster.pid")).getFirst().trim();
-      return ProcessHandle.of(Long.parseLong(pid));
+      return ProcessHandle.of(Long.parseLong(Files.readAllLines(pidFile).getFirst().trim()));
     } catch (IOException | RuntimeException e) {
       return Optional.empty();
     }
