@@ -16,6 +16,17 @@ import org.slf4j.LoggerFactory;
  */
 final class TemporalDevServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TemporalDevServer.class);
+  /**
+   * The history service reads each of its task queues at most 20 times a second by default (the dev
+   * server has one shard). A set's operation is one workflow whose steps each need a fresh read of
+   * the transfer queue (the workflow task after a pod's signal) or the timer queue (minReadySeconds),
+   * so after the limiter's burst an ordered scale was held to one step per 50 ms. Each read takes a
+   * batch, so raising the cap costs nothing while idle.
+   */
+  private static final List<String> QUEUE_POLL_RATES = List.of(
+      "history.transferProcessorMaxPollRPS", "history.timerProcessorMaxPollRPS",
+      "history.visibilityProcessorMaxPollRPS");
+  private static final int QUEUE_POLL_RPS = 2_000;
   private final Process process;
   private final Path pidFile;
 
@@ -47,6 +58,7 @@ final class TemporalDevServer implements AutoCloseable {
         "--port", Integer.toString(settings.temporalPort()),
         "--namespace", settings.temporalNamespace(),
         "--log-level", "warn"));
+    QUEUE_POLL_RATES.forEach(key -> command.addAll(List.of("--dynamic-config-value", key + "=" + QUEUE_POLL_RPS)));
     if (settings.temporalHeadless()) {
       command.add("--headless");
     } else {
