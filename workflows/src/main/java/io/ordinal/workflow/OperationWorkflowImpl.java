@@ -104,7 +104,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       Workflow.setCurrentDetails(details(input, set, progress, now));
       long wakeAt = earliest(plan.wakeAtMillis(), deadline);
       Duration timeout = wakeAt > 0 ? Duration.ofMillis(Math.max(1, wakeAt - now)) : SAFETY_POLL;
-      Workflow.await(timeout, () -> woken || pauseRequested);
+      steps.await(timeout, () -> woken || pauseRequested);
       if (HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.await(Workflow::isEveryHandlerFinished);
         Workflow.continueAsNew(input.withProgress(progress));

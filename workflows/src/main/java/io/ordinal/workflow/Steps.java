@@ -6,7 +6,13 @@ import io.ordinal.workflow.PodActivities.PodCreation;
 import io.ordinal.workflow.PodActivities.PodDeletion;
 import io.ordinal.workflow.SetActivities.HistoryPruning;
 import io.ordinal.workflow.SetActivities.StatusPublication;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The activities one workflow run calls, as the version it started under calls them.
@@ -18,27 +24,56 @@ import io.temporal.workflow.Workflow;
  * {@code CreatePod}. Runs that started before it
  * (still open in an existing data directory after an upgrade) replay and go on with the old
  * sequence: one {@code Refresh} that did all of that, and claims made inside {@code CreatePod}.
+ *
+ * <p>The same change id numbers later changes of a run's commands, so that no run records more than
+ * one version marker: since {@link #CANCELLED_WAIT_TIMERS_VERSION} an operation cancels the timer of
+ * a wait that a signal ended first.
  */
 final class Steps {
   static final String NAMED_STEPS = "named-steps";
   private static final int NAMED_STEPS_VERSION = 1;
+  private static final int CANCELLED_WAIT_TIMERS_VERSION = 2;
   /** Ensure-then-observe settles in one pass (two when the template changes meanwhile); more is a bug. */
   private static final int MAX_REVISION_PASSES = 5;
 
   final SetActivities set = ActivityStubs.local(SetActivities.class);
   final PodActivities pods = ActivityStubs.local(PodActivities.class);
   private final boolean startedBeforeNamedSteps;
+  private final boolean cancelsWaitTimers;
   /** The status the last observation computed, until it is published. */
   private StatusPublication unpublished;
 
-  private Steps(boolean startedBeforeNamedSteps) {
-    this.startedBeforeNamedSteps = startedBeforeNamedSteps;
+  private Steps(int version) {
+    this.startedBeforeNamedSteps = version < NAMED_STEPS_VERSION;
+    this.cancelsWaitTimers = version >= CANCELLED_WAIT_TIMERS_VERSION;
   }
 
   /** Must be the run's first command, as it is in every history recorded since the change. */
   static Steps ofThisRun() {
-    int version = Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, NAMED_STEPS_VERSION);
-    return new Steps(version == Workflow.DEFAULT_VERSION);
+    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, CANCELLED_WAIT_TIMERS_VERSION));
+  }
+
+  /**
+   * Waits until {@code woken} holds or {@code timeout} passes. The SDK's own timed await leaves its
+   * timer running when the condition ends the wait (temporalio/sdk-java#2312): every step of an
+   * operation then left a timer behind, each firing later as a workflow task of its own, and a
+   * minReadySeconds timer set among them could fire a second late. So the timer is cancelled.
+   */
+  void await(Duration timeout, Supplier<Boolean> woken) {
+    if (!cancelsWaitTimers) {
+      Workflow.await(timeout, woken);
+      return;
+    }
+    if (woken.get()) {
+      return;
+    }
+    List<Promise<Void>> timer = new ArrayList<>(1);
+    CancellationScope scope = Workflow.newCancellationScope(() -> timer.add(Workflow.newTimer(timeout)));
+    scope.run();
+    Workflow.await(() -> timer.getFirst().isCompleted() || woken.get());
+    if (!timer.getFirst().isCompleted()) {
+      scope.cancel();
+    }
   }
 
   /**

@@ -10,7 +10,9 @@ import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
@@ -27,6 +29,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,6 +73,19 @@ class OperationWorkflowTest {
       assertTrue(gap >= 10_000, "web-" + i + " created " + gap + " ms after web-" + (i - 1) + " became Ready");
       assertTrue(gap < 11_000, "web-" + i + " waited for a poll, not for the durable timer: " + gap + " ms");
     }
+  }
+
+  @Test
+  void aWaitThatASignalEndsCancelsItsTimer() {
+    world.replicas = 3;
+    startController();
+    assertTrue(operationResult(1).startsWith("converged"));
+    Map<EventType, Long> timers = client.fetchHistory(Operation.SCALE.workflowId(KEY, 1)).getEvents().stream()
+        .filter(event -> event.getEventType().name().startsWith("EVENT_TYPE_TIMER_"))
+        .collect(Collectors.groupingBy(HistoryEvent::getEventType, TreeMap::new, Collectors.counting()));
+    // Each pod's Ready signal ended a wait: its safety-poll timer is cancelled, none is left to fire later.
+    assertEquals(Set.of(EventType.EVENT_TYPE_TIMER_STARTED, EventType.EVENT_TYPE_TIMER_CANCELED), timers.keySet());
+    assertEquals(timers.get(EventType.EVENT_TYPE_TIMER_STARTED), timers.get(EventType.EVENT_TYPE_TIMER_CANCELED));
   }
 
   @Test

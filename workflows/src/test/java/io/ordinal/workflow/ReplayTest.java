@@ -16,6 +16,7 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.WorkerFactoryOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,29 +28,34 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Determinism: histories recorded from real runs (src/test/resources/histories, see its README)
  * must replay against the current workflow code. A change that would break running workflows on
- * upgrade fails here. The histories recorded before the named steps ({@link Steps#NAMED_STEPS})
- * stay, in their own folder: runs that started then replay through the old sequence of activities.
+ * upgrade fails here. Histories recorded by earlier versions of the code ({@link Steps#NAMED_STEPS})
+ * stay, each version in its own folder: runs that started then replay through the commands they
+ * recorded.
  */
 class ReplayTest {
   static final Path HISTORIES = Path.of("src", "test", "resources", "histories");
+  /** Version 1 of the named steps: the safety-poll timer of a wait a signal ended was left running. */
+  static final Path NAMED_STEPS = HISTORIES.resolve("named-steps");
   static final Path BEFORE_NAMED_STEPS = HISTORIES.resolve("before-named-steps");
   /** The scenarios the recorded set must cover (file name prefixes). */
   static final List<String> SCENARIOS = List.of("controller", "scale-up", "scale-down", "rollout", "rollout-paused",
       "rollout-partitioned", "rollback-after-undo", "rollout-auto-rolled-back", "delete");
 
-  static Stream<Path> histories() throws IOException {
-    return Stream.concat(histories(HISTORIES), histories(BEFORE_NAMED_STEPS));
+  static Stream<Path> histories() {
+    return Stream.of(HISTORIES, NAMED_STEPS, BEFORE_NAMED_STEPS).flatMap(ReplayTest::histories);
   }
 
-  static Stream<Path> histories(Path folder) throws IOException {
+  static Stream<Path> histories(Path folder) {
     try (Stream<Path> files = Files.list(folder)) {
       return files.filter(f -> f.toString().endsWith(".json")).sorted().toList().stream();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
   @ParameterizedTest
   @MethodSource("folders")
-  void everyScenarioHasARecordedHistory(Path folder) throws IOException {
+  void everyScenarioHasARecordedHistory(Path folder) {
     List<String> names = histories(folder).map(p -> p.getFileName().toString()).toList();
     for (String scenario : SCENARIOS) {
       assertTrue(names.contains(scenario + ".json"), "no recorded history for " + scenario + " in " + folder);
@@ -57,7 +63,7 @@ class ReplayTest {
   }
 
   static Stream<Path> folders() {
-    return Stream.of(HISTORIES, BEFORE_NAMED_STEPS);
+    return Stream.of(HISTORIES, NAMED_STEPS, BEFORE_NAMED_STEPS);
   }
 
   /**
