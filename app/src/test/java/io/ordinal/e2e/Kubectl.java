@@ -137,6 +137,13 @@ final class Kubectl {
     return "'" + word.replace("'", "'\\''") + "'";
   }
 
+  /** Starts kubectl with its output read by the caller as it comes (a watch); the caller destroys it. */
+  Process startReading(String... args) throws IOException {
+    List<String> command = new ArrayList<>(List.of(BINARY));
+    command.addAll(List.of(args));
+    return configure(new ProcessBuilder(command)).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+  }
+
   /** Starts kubectl and leaves it running (for {@code get -w}); the caller destroys it. */
   Process start(Path output, String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of(BINARY));

@@ -1,0 +1,54 @@
+package io.ordinal.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real Kubernetes control plane (kube-apiserver, kube-controller-manager with upstream's
+ * StatefulSet controller, kube-scheduler, etcd, KWOK faking a node and its pods) on free ports, run
+ * by {@code deploy/kube/control-plane.sh} from the binaries the launcher built into its cache.
+ */
+final class ControlPlane implements AutoCloseable {
+  static final Path SCRIPT = Path.of("..", "deploy", "kube", "control-plane.sh").toAbsolutePath().normalize();
+  private final Path dir;
+  private final Kubectl kubectl;
+
+  private ControlPlane(Path dir, Kubectl kubectl) {
+    this.dir = dir;
+    this.kubectl = kubectl;
+  }
+
+  static ControlPlane start() throws IOException, InterruptedException {
+    Path dir = Files.createTempDirectory("control-plane");
+    run("start", dir.toString());
+    return new ControlPlane(dir, new Kubectl(Files.readString(dir.resolve("kubeconfig"))));
+  }
+
+  /** kubectl as the cluster's admin. */
+  Kubectl kubectl() {
+    return kubectl;
+  }
+
+  @Override
+  public void close() throws IOException, InterruptedException {
+    run("stop", dir.toString());
+  }
+
+  private static void run(String... args) throws IOException, InterruptedException {
+    Path log = Files.createTempFile("control-plane", ".log");
+    Process process = new ProcessBuilder(List.of(SCRIPT.toString(), args[0], args[1]))
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (!process.waitFor(3, TimeUnit.MINUTES)) {
+      process.destroyForcibly();
+      throw new IllegalStateException("control-plane.sh " + String.join(" ", args) + " did not finish in 3 minutes");
+    }
+    if (process.exitValue() != 0) {
+      throw new IllegalStateException("control-plane.sh " + String.join(" ", args) + " exited " + process.exitValue()
+          + ":\n" + Files.readString(log, StandardCharsets.UTF_8));
+    }
+  }
+}
