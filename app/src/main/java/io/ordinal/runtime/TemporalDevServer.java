@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,16 +18,19 @@ import org.slf4j.LoggerFactory;
 final class TemporalDevServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TemporalDevServer.class);
   /**
-   * The history service reads each of its task queues at most 20 times a second by default (the dev
-   * server has one shard). A set's operation is one workflow whose steps each need a fresh read of
-   * the transfer queue (the workflow task after a pod's signal) or the timer queue (minReadySeconds),
-   * so after the limiter's burst an ordered scale was held to one step per 50 ms. Each read takes a
-   * batch, so raising the cap costs nothing while idle.
+   * Dynamic config of the dev server (one history shard) for a workload of one short step at a time
+   * per set. The history service reads each of its task queues at most 20 times a second by default:
+   * each step of an operation needs a fresh read of the transfer queue (the workflow task after a
+   * pod's signal) or the timer queue (minReadySeconds), so after the limiter's burst an ordered scale
+   * was held to one step per 50 ms; each read takes a batch, so a higher cap costs nothing idle. And
+   * the timer queue does not fire a timer created less than its time shift (1 s by default) ahead:
+   * such a timer fired up to a second late, so a minReadySeconds step sometimes took 2 s, not 1.
    */
-  private static final List<String> QUEUE_POLL_RATES = List.of(
-      "history.transferProcessorMaxPollRPS", "history.timerProcessorMaxPollRPS",
-      "history.visibilityProcessorMaxPollRPS");
-  private static final int QUEUE_POLL_RPS = 2_000;
+  private static final Map<String, String> DYNAMIC_CONFIG = Map.of(
+      "history.transferProcessorMaxPollRPS", "2000",
+      "history.timerProcessorMaxPollRPS", "2000",
+      "history.visibilityProcessorMaxPollRPS", "2000",
+      "history.timerProcessorMaxTimeShift", "\"10ms\"");
   private final Process process;
   private final Path pidFile;
 
@@ -58,7 +62,7 @@ final class TemporalDevServer implements AutoCloseable {
         "--port", Integer.toString(settings.temporalPort()),
         "--namespace", settings.temporalNamespace(),
         "--log-level", "warn"));
-    QUEUE_POLL_RATES.forEach(key -> command.addAll(List.of("--dynamic-config-value", key + "=" + QUEUE_POLL_RPS)));
+    DYNAMIC_CONFIG.forEach((key, value) -> command.addAll(List.of("--dynamic-config-value", key + "=" + value)));
     if (settings.temporalHeadless()) {
       command.add("--headless");
     } else {

@@ -56,8 +56,8 @@ final class Steps {
   /**
    * Waits until {@code woken} holds or {@code timeout} passes. The SDK's own timed await leaves its
    * timer running when the condition ends the wait (temporalio/sdk-java#2312): every step of an
-   * operation then left a timer behind, each firing later as a workflow task of its own, and a
-   * minReadySeconds timer set among them could fire a second late. So the timer is cancelled.
+   * operation then left a timer behind, each firing later as a workflow task of its own (a
+   * long operation had nearly one idle workflow task per step). So the timer is cancelled.
    */
   void await(Duration timeout, Supplier<Boolean> woken) {
     if (!cancelsWaitTimers) {
