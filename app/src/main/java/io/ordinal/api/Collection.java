@@ -74,7 +74,7 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
       // Older states are not kept (only their changes, for watches).
       throw ApiException.of(410, "Expired", "too old resource version: " + options.resourceVersion() + " (" + listVersion + ")");
     }
-    List<T> items = new ArrayList<>(selected(namespace, options));
+    List<T> items = new ArrayList<>(selected(namespace, selected, requiredLabels));
     items.sort(Comparator.comparing((T o) -> key(o)));
     Page<T> page = page(items, options);
     ListMeta metadata = new ListMeta(page.continueToken(), page.remainingItemCount(), listVersion, null);
@@ -151,8 +151,11 @@ public record Collection<T extends HasMetadata>(String resource, Class<T> type, 
 
   /** The objects of a namespace (all when null) that the request's labelSelector and fieldSelector let through. */
   public List<T> selected(String namespace, ListOptions options) {
-    Predicate<HasMetadata> selected = selection(options);
-    return lister.list(namespace, requiredLabels(options)).stream().filter(selected).toList();
+    return selected(namespace, selection(options), requiredLabels(options));
+  }
+
+  private List<T> selected(String namespace, Predicate<HasMetadata> selection, Map<String, String> requiredLabels) {
+    return lister.list(namespace, requiredLabels).stream().filter(selection).toList();
   }
 
   /** What every object the labelSelector lets through carries (validated by {@link #selection}). */
