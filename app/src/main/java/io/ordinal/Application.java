@@ -7,6 +7,7 @@ import io.ordinal.runtime.ServingTls;
 import io.ordinal.runtime.Settings;
 import io.swagger.v3.oas.annotations.OpenAPIDefinition;
 import io.swagger.v3.oas.annotations.info.Info;
+import java.lang.management.ManagementFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,7 @@ public final class Application {
     Settings settings = Settings.fromEnvironment(System.getenv());
     EmbeddedRuntime runtime = EmbeddedRuntime.start(settings);
     log.info("PostgreSQL and Temporal ready {} ms after the JVM started",
-        java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
+        ManagementFactory.getRuntimeMXBean().getUptime());
     ApplicationContext context = null;
     EmbeddedServer server;
     try {
@@ -48,7 +49,7 @@ public final class Application {
       return;
     }
     ApplicationContext started = context;
-    log.info("serving {} ms after the JVM started", java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime());
+    log.info("serving {} ms after the JVM started", ManagementFactory.getRuntimeMXBean().getUptime());
     // One hook, so that the order is right: stop taking requests and work, then the database and Temporal.
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       log.info("stopping");

@@ -19,6 +19,7 @@ import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,7 +44,7 @@ public class SetSignals implements PodEvents {
   /** Pod names are never empty: the value of a set whose wake is in flight with no change since. */
   private static final String NOTHING_PENDING = "";
   /** The sets with a driver's wake in flight, each with the last pod that changed since it was sent. */
-  private final java.util.concurrent.ConcurrentHashMap<SetKey, String> wakes = new java.util.concurrent.ConcurrentHashMap<>();
+  private final ConcurrentHashMap<SetKey, String> wakes = new ConcurrentHashMap<>();
   private final WorkflowClient client;
   private final StatefulSetStore sets;
   private final Repositories.ControllerOutbox outbox;
