@@ -12,6 +12,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
@@ -55,6 +56,11 @@ public final class KubeJson {
 
   public static <T> T copy(T value, Class<T> type) {
     return read(write(value), type);
+  }
+
+  /** A timestamp of the Kubernetes API (RFC 3339) as an instant. */
+  public static Instant instant(String timestamp) {
+    return OffsetDateTime.parse(timestamp).toInstant();
   }
 
   public static String timestamp(Instant instant) {

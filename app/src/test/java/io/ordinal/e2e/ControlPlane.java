@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -28,6 +29,16 @@ final class ControlPlane implements AutoCloseable {
     return new ControlPlane(dir, new Kubectl(Files.readString(dir.resolve("kubeconfig"))));
   }
 
+  /** The admin's kubeconfig. */
+  Path kubeconfig() {
+    return dir.resolve("kubeconfig");
+  }
+
+  /** A PersistentVolume of {@code size} in StorageClass standard, for a claim to bind to. */
+  void persistentVolume(String name, String size) throws IOException, InterruptedException {
+    run("pv", dir.toString(), name, size);
+  }
+
   /** kubectl as the cluster's admin. */
   Kubectl kubectl() {
     return kubectl;
@@ -40,7 +51,9 @@ final class ControlPlane implements AutoCloseable {
 
   private static void run(String... args) throws IOException, InterruptedException {
     Path log = Files.createTempFile("control-plane", ".log");
-    Process process = new ProcessBuilder(List.of(SCRIPT.toString(), args[0], args[1]))
+    List<String> command = new ArrayList<>(List.of(SCRIPT.toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command)
         .redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!process.waitFor(3, TimeUnit.MINUTES)) {
       process.destroyForcibly();

@@ -1,17 +1,12 @@
 package io.ordinal.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
-import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +21,6 @@ import org.junit.jupiter.api.Test;
 @Tag("slow")
 class UpstreamBenchmarkIT {
   private static final String IMAGE = "k8s.gcr.io/nginx-slim:0.9";
-  private static final Duration TIMEOUT = Duration.ofMinutes(2);
   static Api api;
 
   /** One run's figures, in ms. */
@@ -92,75 +86,6 @@ class UpstreamBenchmarkIT {
       kubectl.run("-n", ns, "set", "image", "statefulset/" + name, "nginx=" + IMAGE).ok();
       long rolled = watch.awaitReady(replicas, before).values().stream().mapToLong(PodWatch.Seen::ready).max().orElseThrow();
       return new Timings((lastReady - applied) / 1e6, Latencies.at(Bench.sorted(runSteps), 0.5), (rolled - patched) / 1e6);
-    }
-  }
-
-  /** {@code kubectl get pods -w} of one set, each event stamped on arrival. */
-  static final class PodWatch implements AutoCloseable {
-    /** When the watch first saw a pod incarnation, and saw it Ready (0: not yet). */
-    record Seen(int ordinal, String uid, long added, long ready) {}
-
-    private final Process process;
-    private final Map<String, Seen> byUid = new ConcurrentHashMap<>();
-    private final Thread reader;
-
-    PodWatch(Kubectl kubectl, String ns, String setName) throws IOException {
-      process = kubectl.startReading("-n", ns, "get", "pods", "-l", "app=" + setName, "-w", "--output-watch-events",
-          "-o", "json");
-      reader = Thread.ofPlatform().daemon().start(this::read);
-    }
-
-    private void read() {
-      try (MappingIterator<JsonNode> events = KubeJson.JSON.readerFor(JsonNode.class).readValues(process.getInputStream())) {
-        while (events.hasNext()) {
-          long now = System.nanoTime();
-          JsonNode pod = events.next().path("object");
-          String uid = pod.at("/metadata/uid").asText();
-          String name = pod.at("/metadata/name").asText();
-          int ordinal = Integer.parseInt(name.substring(name.lastIndexOf('-') + 1));
-          boolean ready = false;
-          for (JsonNode condition : pod.at("/status/conditions")) {
-            ready |= "Ready".equals(condition.path("type").asText()) && "True".equals(condition.path("status").asText());
-          }
-          boolean isReady = ready;
-          byUid.compute(uid, (k, seen) -> seen == null ? new Seen(ordinal, uid, now, isReady ? now : 0)
-              : seen.ready() == 0 && isReady ? new Seen(ordinal, uid, seen.added(), now) : seen);
-          synchronized (this) {
-            notifyAll();
-          }
-        }
-      } catch (IOException | RuntimeException e) {
-        // the watch was closed
-      }
-    }
-
-    Set<String> uids() {
-      return Set.copyOf(byUid.keySet());
-    }
-
-    /** Waits until every ordinal has a Ready incarnation not in {@code excluded}; those, by ordinal. */
-    synchronized Map<Integer, Seen> awaitReady(int replicas, Set<String> excluded) throws InterruptedException {
-      long deadline = System.nanoTime() + TIMEOUT.toNanos();
-      while (true) {
-        Map<Integer, Seen> ready = new LinkedHashMap<>();
-        byUid.values().stream().filter(seen -> seen.ready() != 0 && !excluded.contains(seen.uid()))
-            .forEach(seen -> ready.put(seen.ordinal(), seen));
-        if (ready.size() == replicas) {
-          return ready;
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0 || !process.isAlive()) {
-          throw new AssertionError("pods Ready after " + TIMEOUT + ": " + ready.keySet() + " (watch "
-              + (process.isAlive() ? "running" : "ended") + ")");
-        }
-        wait(Math.max(1, left / 1_000_000));
-      }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      process.destroy();
-      reader.join(5_000);
     }
   }
 }

@@ -1,0 +1,73 @@
+package io.ordinal.cluster;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.ordinal.kube.Labels;
+import io.ordinal.store.KubeJson;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * How Ordinal's objects appear in a cluster. A set that mirrors a cluster's StatefulSet
+ * ({@code apps.ordinal.io/v1}) carries that object's uid and generation as annotations; the pods and
+ * claims Ordinal makes for it there are owned by that object (so the cluster's garbage collector
+ * agrees with Ordinal) and name the incarnation they mirror.
+ */
+public final class ClusterObjects {
+  public static final String GROUP = "apps.ordinal.io";
+  public static final String API_VERSION = GROUP + "/v1";
+  public static final String KIND = "StatefulSet";
+  /** On a set mirrored from the cluster: the uid of its {@code apps.ordinal.io} object there. */
+  public static final String CLUSTER_UID_ANNOTATION = GROUP + "/cluster-uid";
+  /** On a set mirrored from the cluster: the generation of the cluster object its spec came from. */
+  public static final String CLUSTER_GENERATION_ANNOTATION = GROUP + "/cluster-generation";
+  /** On a pod Ordinal made in the cluster: the uid of the pod (the incarnation) in Ordinal. */
+  public static final String POD_UID_ANNOTATION = "ordinal.io/pod-uid";
+  /** On a claim Ordinal made in the cluster: the uid of the claim in Ordinal. */
+  public static final String CLAIM_UID_ANNOTATION = "ordinal.io/claim-uid";
+
+  private ClusterObjects() {}
+
+  /** The uid of the cluster object {@code set} mirrors, if it mirrors one. */
+  public static Optional<String> clusterUid(StatefulSet set) {
+    return Optional.ofNullable(Labels.annotation(set.getMetadata(), CLUSTER_UID_ANNOTATION));
+  }
+
+  /**
+   * An object of Ordinal's as it is created in the cluster: without the store's identity and
+   * status, annotated with its uid in Ordinal under {@code uidAnnotation}, owned by the set's cluster
+   * object where Ordinal's copy is owned by the set (an owner the cluster does not have is dropped).
+   */
+  public static <T extends io.fabric8.kubernetes.api.model.HasMetadata> T forCluster(T object, Class<T> type,
+      String uidAnnotation, String uid, Optional<StatefulSet> set) {
+    T copy = KubeJson.copy(object, type);
+    ObjectMeta meta = copy.getMetadata();
+    meta.setUid(null);
+    meta.setResourceVersion(null);
+    meta.setCreationTimestamp(null);
+    meta.setDeletionTimestamp(null);
+    meta.setDeletionGracePeriodSeconds(null);
+    meta.setGeneration(null);
+    meta.setManagedFields(null);
+    meta.setFinalizers(null);
+    Map<String, String> annotations = new LinkedHashMap<>(meta.getAnnotations() == null ? Map.of() : meta.getAnnotations());
+    annotations.put(uidAnnotation, uid);
+    meta.setAnnotations(annotations);
+    List<OwnerReference> owners = new ArrayList<>();
+    String setUid = set.map(s -> s.getMetadata().getUid()).orElse(null);
+    Optional<String> clusterUid = set.flatMap(ClusterObjects::clusterUid);
+    for (OwnerReference ref : meta.getOwnerReferences() == null ? List.<OwnerReference>of() : meta.getOwnerReferences()) {
+      if (clusterUid.isPresent() && ref.getUid().equals(setUid)) {
+        owners.add(new OwnerReferenceBuilder(ref).withApiVersion(API_VERSION).withKind(KIND)
+            .withUid(clusterUid.get()).build());
+      }
+    }
+    meta.setOwnerReferences(owners.isEmpty() ? null : owners);
+    return copy;
+  }
+}

@@ -1,0 +1,288 @@
+package io.ordinal.cluster;
+
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.annotation.Value;
+import io.ordinal.driver.DriverPod;
+import io.ordinal.driver.ExecRefusedException;
+import io.ordinal.driver.PodDriver;
+import io.ordinal.driver.PodEvents;
+import io.ordinal.kube.Labels;
+import io.ordinal.model.PodSnapshot;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.PodRow;
+import io.ordinal.store.PvcRow;
+import io.ordinal.store.Repositories;
+import io.ordinal.store.StatefulSetStore;
+import jakarta.annotation.PreDestroy;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import jakarta.inject.Singleton;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pods and claims as real objects in a Kubernetes cluster (the kubelet, scheduler and volume
+ * provisioner there run them). Ordinal's store stays the record of what should exist: each pod row
+ * is one incarnation, mirrored to a cluster pod of the same name that carries the row's uid in
+ * {@link ClusterObjects#POD_UID_ANNOTATION}. One reconcile per pod name brings the cluster to the row
+ * (create if absent, delete when the row is terminating) and the row to the cluster (phase,
+ * readiness, IP, container statuses; the row goes when its pod is gone). An informer (a watch)
+ * queues that reconcile on every change of a pod, so a pod turning Ready reaches its set's workflow
+ * without polling. The cluster allows one pod per name, so no identity can ever run twice.
+ */
+@Singleton
+@Requires(beans = KubernetesClient.class)
+public class KubernetesDriver implements PodDriver {
+  public static final String NAME = "kubernetes";
+  private static final Logger log = LoggerFactory.getLogger(KubernetesDriver.class);
+  /** The informer lists again this often, to heal anything a watch missed. */
+  private static final long RESYNC_MS = TimeUnit.MINUTES.toMillis(10);
+
+  private final KubernetesClient client;
+  private final Repositories.Pods pods;
+  private final Repositories.Pvcs pvcs;
+  private final StatefulSetStore sets;
+  private final PodEvents events;
+  private final WorkQueue queue;
+  private SharedIndexInformer<Pod> informer;
+
+  public KubernetesDriver(KubernetesClient client, Repositories.Pods pods, Repositories.Pvcs pvcs,
+      StatefulSetStore sets, PodEvents events, @Value("${ordinal.kubernetes.workers:4}") int workers) {
+    this.client = client;
+    this.pods = pods;
+    this.pvcs = pvcs;
+    this.sets = sets;
+    this.events = events;
+    this.queue = new WorkQueue("kubernetes-pods", workers, this::reconcile);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public void start(DriverPod pod) {
+    queue.add(key(pod.namespace(), pod.name()));
+  }
+
+  @Override
+  public void stop(DriverPod pod) {
+    queue.add(key(pod.namespace(), pod.name()));
+  }
+
+  /** Watches the cluster's pods (once), then reconciles every pod this driver runs. */
+  @Override
+  public void recover() {
+    List<PodRow> rows = pods.findByDriver(NAME);
+    informer().getStore().list().forEach(this::queueIfOrdinals);
+    rows.forEach(row -> queue.add(key(row.namespace(), row.name())));
+    log.info("kubernetes driver: watching {} pods in the cluster, {} of them Ordinal's", informer.getStore().list().size(),
+        rows.size());
+  }
+
+  @Override
+  public void checkExec(DriverPod pod, String container) {
+    throw new ExecRefusedException("exec into pods of the kubernetes driver goes through the cluster: kubectl exec -n "
+        + pod.namespace() + " " + pod.name() + " -c " + container);
+  }
+
+  /** A deleted claim goes from the cluster too, if Ordinal made it there. */
+  @Override
+  public void deleteVolume(String namespace, String claimName) {
+    var claim = client.persistentVolumeClaims().inNamespace(namespace).withName(claimName);
+    PersistentVolumeClaim found = claim.get();
+    if (found != null && Labels.annotation(found.getMetadata(), ClusterObjects.CLAIM_UID_ANNOTATION) != null) {
+      claim.delete();
+    }
+  }
+
+  @PreDestroy
+  synchronized void close() {
+    queue.close();
+    if (informer != null) {
+      informer.close();
+    }
+  }
+
+  private synchronized SharedIndexInformer<Pod> informer() {
+    if (informer == null) {
+      informer = client.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
+        @Override
+        public void onAdd(Pod pod) {
+          queueIfOrdinals(pod);
+        }
+
+        @Override
+        public void onUpdate(Pod before, Pod pod) {
+          queueIfOrdinals(pod);
+        }
+
+        @Override
+        public void onDelete(Pod pod, boolean finalStateUnknown) {
+          queueIfOrdinals(pod);
+        }
+      }, RESYNC_MS);
+    }
+    return informer;
+  }
+
+  /** Other pods of the cluster are not Ordinal's business (one in the way of Ordinal's is retried by its key). */
+  private void queueIfOrdinals(Pod pod) {
+    if (Labels.annotation(pod.getMetadata(), ClusterObjects.POD_UID_ANNOTATION) != null) {
+      queue.add(key(pod));
+    }
+  }
+
+  private static String key(Pod pod) {
+    return key(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
+  }
+
+  private static String key(String namespace, String name) {
+    return namespace + "/" + name;
+  }
+
+  /** Brings the cluster's pod named {@code key} and Ordinal's row of that name to agree. */
+  void reconcile(String key) {
+    int slash = key.indexOf('/');
+    String namespace = key.substring(0, slash);
+    String name = key.substring(slash + 1);
+    Optional<PodRow> found = pods.findById(StatefulSetStore.id(namespace, name)).filter(row -> NAME.equals(row.driver()));
+    Pod actual = informer().getStore().getByKey(key);
+    String actualUid = actual == null ? null : Labels.annotation(actual.getMetadata(), ClusterObjects.POD_UID_ANNOTATION);
+    if (found.isEmpty()) {
+      if (actualUid != null && actual.getMetadata().getDeletionTimestamp() == null) {
+        delete(actual); // an incarnation Ordinal no longer has (deleted while the service was away)
+      }
+      return;
+    }
+    PodRow row = found.get();
+    if (actual == null) {
+      if (row.terminating() || !PodSnapshot.PENDING.equals(row.phase())) {
+        gone(row); // deleted as asked, or by someone else (evicted, kubectl delete): the set's controller decides
+      } else {
+        create(row);
+      }
+    } else if (!row.uid().equals(actualUid)) {
+      if (actualUid == null) {
+        String why = "a pod named " + name + " that Ordinal did not create exists in the cluster; it is left alone";
+        report(row, why);
+        throw new IllegalStateException(why); // looked at again, with back-off, until it is gone
+      } else if (actual.getMetadata().getDeletionTimestamp() == null) {
+        delete(actual); // an earlier incarnation still there: once it is gone, this one is created
+      }
+    } else {
+      if (row.terminating() && actual.getMetadata().getDeletionTimestamp() == null) {
+        delete(actual);
+      }
+      mirror(row, actual);
+    }
+  }
+
+  /** Creates the row's claims (unless present: a claim of that name is used, as upstream does) and then its pod. */
+  private void create(PodRow row) {
+    Optional<StatefulSet> set = sets.get(row.namespace(), row.setName());
+    for (PvcRow claim : pvcs.findByNamespaceAndSetNameOrderByName(row.namespace(), row.setName())) {
+      if (claim.ordinal() == row.ordinal() && !claim.terminating()) {
+        createClaim(claim, set);
+      }
+    }
+    Pod pod = ClusterObjects.forCluster(KubeJson.read(row.object(), Pod.class), Pod.class,
+        ClusterObjects.POD_UID_ANNOTATION, row.uid(), set);
+    pod.setStatus(null);
+    try {
+      client.pods().inNamespace(row.namespace()).resource(pod).create();
+      log.debug("created pod {}/{} ({})", row.namespace(), row.name(), row.uid());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) { // 409: created already, by an earlier try; the watch brings it
+        report(row, "the cluster refused pod " + row.name() + ": " + e.getMessage());
+        throw e;
+      }
+    }
+  }
+
+  private void createClaim(PvcRow row, Optional<StatefulSet> set) {
+    var existing = client.persistentVolumeClaims().inNamespace(row.namespace()).withName(row.name()).get();
+    if (existing != null) {
+      if (existing.getMetadata().getDeletionTimestamp() != null) {
+        throw new IllegalStateException("claim " + row.name() + " is being deleted in the cluster; its pod waits for it to go");
+      }
+      return;
+    }
+    PersistentVolumeClaim claim = ClusterObjects.forCluster(KubeJson.read(row.object(), PersistentVolumeClaim.class),
+        PersistentVolumeClaim.class, ClusterObjects.CLAIM_UID_ANNOTATION, row.uid(), set);
+    claim.setStatus(null);
+    try {
+      client.persistentVolumeClaims().inNamespace(row.namespace()).resource(claim).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+    }
+  }
+
+  /** Deletes a pod of Ordinal's in the cluster, that very pod (uid precondition), with its own grace period. */
+  private void delete(Pod pod) {
+    try {
+      client.pods().inNamespace(pod.getMetadata().getNamespace()).resource(pod).delete();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404 && e.getCode() != 409) {
+        throw e;
+      }
+    }
+  }
+
+  private void gone(PodRow row) {
+    if (pods.deleteByIdAndUid(row.id(), row.uid()) > 0) {
+      events.podChanged(row.namespace(), row.setName(), row.name());
+    }
+  }
+
+  /** Copies what the cluster says of the pod into its row; the set's workflow hears of any change. */
+  private void mirror(PodRow row, Pod actual) {
+    PodStatus status = actual.getStatus() == null ? new PodStatus() : actual.getStatus();
+    String phase = status.getPhase() == null ? PodSnapshot.PENDING : status.getPhase();
+    Optional<PodCondition> ready = condition(status, "Ready");
+    boolean isReady = ready.map(c -> "True".equals(c.getStatus())).orElse(false);
+    Instant readySince = isReady ? ready.map(PodCondition::getLastTransitionTime).map(KubeJson::instant)
+        .orElse(Instant.now()) : null;
+    if (isReady && row.ready() && row.readySince() != null) {
+      readySince = row.readySince(); // the first time it was seen Ready stands
+    }
+    Instant startedAt = status.getStartTime() == null ? null : KubeJson.instant(status.getStartTime());
+    String message = status.getMessage() != null ? status.getMessage() : status.getReason();
+    String containerStatuses = status.getContainerStatuses() == null || status.getContainerStatuses().isEmpty()
+        ? null : KubeJson.write(status.getContainerStatuses());
+    boolean changed = !phase.equals(row.phase()) || isReady != row.ready() || !Objects.equals(readySince, row.readySince())
+        || !Objects.equals(startedAt, row.startedAt()) || !Objects.equals(message, row.message())
+        || !Objects.equals(status.getPodIP(), row.podIp()) || !Objects.equals(containerStatuses, row.containerStatuses());
+    if (changed && pods.updateRuntimeStatus(row.id(), row.uid(), phase, isReady, readySince, startedAt, message,
+        status.getPodIP(), containerStatuses) > 0) {
+      events.podChanged(row.namespace(), row.setName(), row.name());
+    }
+  }
+
+  private static Optional<PodCondition> condition(PodStatus status, String type) {
+    return status.getConditions() == null ? Optional.empty()
+        : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+  }
+
+  private void report(PodRow row, String message) {
+    if (!message.equals(row.message())) {
+      pods.updateRuntimeStatus(row.id(), row.uid(), row.phase(), row.ready(), row.readySince(), row.startedAt(), message,
+          row.podIp(), row.containerStatuses());
+    }
+  }
+}

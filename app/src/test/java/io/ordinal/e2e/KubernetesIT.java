@@ -1,0 +1,208 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.store.KubeJson;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Ordinal in a real cluster (kube-apiserver, controller manager, scheduler, etcd, KWOK running the
+ * pods): StatefulSets of {@code apps.ordinal.io/v1} applied, scaled, rolled and deleted with the real
+ * kubectl, their pods and claims created in the API server by the kubernetes driver.
+ */
+@E2eTest
+class KubernetesIT {
+  /** The control plane and an Ordinal service that watches it (not the shared service: this one is the cluster's). */
+  private record Setup(ControlPlane cluster, OrdinalService ordinal) {}
+
+  private static Setup setup;
+
+  @BeforeAll
+  static void start() throws Exception {
+    ControlPlane cluster = ControlPlane.start();
+    OrdinalService ordinal = new OrdinalService("kubernetes", Map.of("ORDINAL_KUBERNETES_ENABLED", "true",
+        "ORDINAL_KUBERNETES_KUBECONFIG", cluster.kubeconfig().toString()));
+    setup = new Setup(cluster, ordinal);
+    ordinal.start();
+    // The service installs its CRD as it starts.
+    kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/statefulsets.apps.ordinal.io");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (setup != null) {
+      setup.ordinal().close();
+      setup.cluster().close();
+    }
+  }
+
+  private static String kubectl(String... args) {
+    return setup.cluster().kubectl().run(args).ok().out();
+  }
+
+  private static String namespace(String ns) {
+    kubectl("create", "namespace", ns);
+    return ns;
+  }
+
+  /** The example set of the docs as an apps.ordinal.io object, its claims in the cluster's StorageClass. */
+  private static ObjectNode web(int replicas) {
+    ObjectNode set = Manifests.web("web", replicas, 0, Map.of());
+    set.put("apiVersion", "apps.ordinal.io/v1");
+    ((ObjectNode) set.get("metadata")).remove("annotations");
+    ((ObjectNode) set.at("/spec/volumeClaimTemplates/0/spec")).put("storageClassName", "standard");
+    return set;
+  }
+
+  private static void apply(String ns, ObjectNode set) {
+    setup.cluster().kubectl().run(KubeJson.write(set), Map.of(), "-n", ns, "apply", "-f", "-").ok();
+  }
+
+  private static void awaitRolloutComplete(String ns) {
+    kubectl("-n", ns, "wait", "--for=condition=RolloutComplete", "--timeout=90s", "statefulsets.apps.ordinal.io/web");
+  }
+
+  private static JsonNode json(String... args) throws Exception {
+    return KubeJson.JSON.readTree(kubectl(args));
+  }
+
+  @Test
+  void anOrdinalStatefulSetAppliedWithKubectlRunsItsPodsAndClaimsInTheClusterInOrder(@Namespace String name) throws Exception {
+    String ns = namespace(name);
+    for (int i = 0; i < 3; i++) {
+      setup.cluster().persistentVolume(ns + "-www-" + i, "1Gi");
+    }
+    try (PodWatch watch = new PodWatch(setup.cluster().kubectl(), ns, "web")) {
+      apply(ns, web(3));
+      Map<Integer, PodWatch.Seen> ready = watch.awaitReady(3, Set.of());
+      for (int i = 1; i < 3; i++) {
+        assertTrue(ready.get(i).added() >= ready.get(i - 1).ready(), "web-" + i + " created before web-" + (i - 1) + " was Ready");
+      }
+      assertEquals(3, watch.seen().size(), "one pod per identity: " + watch.seen());
+    }
+    awaitRolloutComplete(ns);
+
+    JsonNode set = json("-n", ns, "get", "statefulsets.apps.ordinal.io", "web", "-o", "json");
+    String uid = set.at("/metadata/uid").asText();
+    JsonNode status = set.path("status");
+    assertEquals(set.at("/metadata/generation").asLong(), status.path("observedGeneration").asLong(), status.toString());
+    assertEquals(3, status.path("readyReplicas").asInt(), status.toString());
+    assertEquals(3, status.path("updatedReplicas").asInt(), status.toString());
+    assertEquals("app=web", status.path("selector").asText());
+    String revision = status.path("updateRevision").asText();
+    assertTrue(revision.startsWith("web-"), revision);
+
+    for (int i = 0; i < 3; i++) {
+      JsonNode pod = json("-n", ns, "get", "pod", "web-" + i, "-o", "json");
+      JsonNode labels = pod.at("/metadata/labels");
+      assertEquals("web-" + i, labels.path("statefulset.kubernetes.io/pod-name").asText());
+      assertEquals(String.valueOf(i), labels.path("apps.kubernetes.io/pod-index").asText());
+      assertEquals(revision, labels.path("controller-revision-hash").asText());
+      JsonNode owner = pod.at("/metadata/ownerReferences/0");
+      assertEquals("apps.ordinal.io/v1", owner.path("apiVersion").asText());
+      assertEquals(uid, owner.path("uid").asText());
+      assertTrue(owner.path("controller").asBoolean());
+      assertEquals("web-" + i, pod.at("/spec/hostname").asText());
+      assertEquals("nginx", pod.at("/spec/subdomain").asText());
+      assertEquals("www-web-" + i, pod.at("/spec/volumes/0/persistentVolumeClaim/claimName").asText());
+      JsonNode claim = json("-n", ns, "get", "pvc", "www-web-" + i, "-o", "json");
+      assertEquals("Bound", claim.at("/status/phase").asText(), claim.toString());
+    }
+    // The printer columns of the CRD, as kubectl get shows them.
+    String table = kubectl("-n", ns, "get", "osts", "web");
+    assertTrue(table.lines().anyMatch(line -> line.matches("web\\s+3\\s+3\\s+3\\s+3\\s+.*")), table);
+    // Ordinal's own API shows the same set, run by the kubernetes driver.
+    Api api = setup.ordinal().api();
+    JsonNode mirrored = api.set(ns, "web");
+    assertEquals("kubernetes", mirrored.at("/metadata/annotations/ordinal.io~1driver").asText());
+    assertEquals(uid, mirrored.at("/metadata/annotations/apps.ordinal.io~1cluster-uid").asText());
+  }
+
+  @Test
+  void kubectlScaleAndAnImageChangeRunInUpstreamsOrder(@Namespace String name) throws Exception {
+    String ns = namespace(name);
+    ObjectNode set = web(3);
+    set.withArray("/spec/volumeClaimTemplates").removeAll();
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).remove("volumeMounts");
+    try (PodWatch watch = new PodWatch(setup.cluster().kubectl(), ns, "web")) {
+      apply(ns, set);
+      Map<Integer, PodWatch.Seen> first = watch.awaitReady(3, Set.of());
+      awaitRolloutComplete(ns);
+
+      // Scale down: the highest ordinal first, each gone before the next goes.
+      kubectl("-n", ns, "scale", "statefulsets.apps.ordinal.io/web", "--replicas=1");
+      Map<String, Long> deleted = watch.awaitDeleted(Set.of(first.get(1).uid(), first.get(2).uid()));
+      assertTrue(deleted.get(first.get(2).uid()) < deleted.get(first.get(1).uid()), "web-2 goes before web-1");
+      assertTrue(watch.seen().stream().filter(s -> s.deleted() == 0).allMatch(s -> s.ordinal() == 0));
+      awaitRolloutComplete(ns);
+      assertEquals(1, json("-n", ns, "get", "osts", "web", "-o", "json").at("/status/replicas").asInt());
+
+      // Back up, then a new image: pods replaced from the highest ordinal down.
+      kubectl("-n", ns, "scale", "statefulsets.apps.ordinal.io/web", "--replicas=3");
+      Map<Integer, PodWatch.Seen> scaled = watch.awaitReady(3, Set.of(first.get(1).uid(), first.get(2).uid()));
+      awaitRolloutComplete(ns);
+      Set<String> before = scaled.values().stream().map(PodWatch.Seen::uid).collect(Collectors.toSet());
+      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p",
+          "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]");
+      Set<String> excluded = new HashSet<>(watch.uids());
+      Map<Integer, PodWatch.Seen> rolled = watch.awaitReady(3, excluded);
+      assertTrue(rolled.get(2).added() < rolled.get(1).added() && rolled.get(1).added() < rolled.get(0).added(),
+          "replaced from the highest ordinal down: " + rolled);
+      for (PodWatch.Seen pod : rolled.values()) {
+        assertEquals("k8s.gcr.io/nginx-slim:0.9", pod.pod().at("/spec/containers/0/image").asText());
+        assertTrue(!before.contains(pod.uid()));
+      }
+      awaitRolloutComplete(ns);
+      JsonNode status = json("-n", ns, "get", "osts", "web", "-o", "json").path("status");
+      assertEquals(status.path("updateRevision").asText(), status.path("currentRevision").asText());
+      assertNotEquals(first.get(0).pod().at("/metadata/labels/controller-revision-hash").asText(),
+          status.path("updateRevision").asText());
+    }
+  }
+
+  @Test
+  void aSpecOrdinalRefusesIsReportedOnTheObjectWithItsFieldPath(@Namespace String name) throws Exception {
+    String ns = namespace(name);
+    ObjectNode set = web(1);
+    ((ObjectNode) set.get("spec")).put("podManagementPolicy", "Sometimes");
+    apply(ns, set);
+    kubectl("-n", ns, "wait", "--for=condition=Accepted=False", "--timeout=60s", "statefulsets.apps.ordinal.io/web");
+    JsonNode conditions = json("-n", ns, "get", "osts", "web", "-o", "json").at("/status/conditions");
+    String message = conditions.findValues("message").toString();
+    assertTrue(message.contains("spec.podManagementPolicy"), message);
+    assertEquals("", kubectl("-n", ns, "get", "pods", "-o", "name").trim());
+
+    // Fixed, it runs.
+    ((ObjectNode) set.get("spec")).put("podManagementPolicy", "OrderedReady");
+    apply(ns, set);
+    kubectl("-n", ns, "wait", "--for=condition=Accepted", "--timeout=60s", "statefulsets.apps.ordinal.io/web");
+  }
+
+  @Test
+  void deletingTheObjectDeletesItsPodsAndOrdinalsSet(@Namespace String name) throws Exception {
+    String ns = namespace(name);
+    ObjectNode set = web(2);
+    set.withArray("/spec/volumeClaimTemplates").removeAll();
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).remove("volumeMounts");
+    apply(ns, set);
+    awaitRolloutComplete(ns);
+    kubectl("-n", ns, "delete", "statefulsets.apps.ordinal.io/web", "--wait=true");
+    Api api = setup.ordinal().api();
+    api.await(Paths.set(ns, "web"), java.time.Duration.ofSeconds(60), reply -> reply.code() == 404);
+    for (int i = 0; i < 60 && !kubectl("-n", ns, "get", "pods", "-o", "name").isBlank(); i++) {
+      Thread.sleep(500);
+    }
+    assertEquals(List.of(), kubectl("-n", ns, "get", "pods", "-o", "name").lines().toList());
+  }
+}
