@@ -132,9 +132,7 @@ class KubernetesIT {
   @Test
   void kubectlScaleAndAnImageChangeRunInUpstreamsOrder(@Namespace String name) throws Exception {
     String ns = namespace(name);
-    ObjectNode set = web(3);
-    set.withArray("/spec/volumeClaimTemplates").removeAll();
-    ((ObjectNode) set.at("/spec/template/spec/containers/0")).remove("volumeMounts");
+    ObjectNode set = withoutClaims(web(3));
     try (PodWatch watch = new PodWatch(setup.cluster().kubectl(), ns, "web")) {
       apply(ns, set);
       Map<Integer, PodWatch.Seen> first = watch.awaitReady(3, Set.of());
@@ -192,9 +190,7 @@ class KubernetesIT {
   @Test
   void deletingTheObjectDeletesItsPodsAndOrdinalsSet(@Namespace String name) throws Exception {
     String ns = namespace(name);
-    ObjectNode set = web(2);
-    set.withArray("/spec/volumeClaimTemplates").removeAll();
-    ((ObjectNode) set.at("/spec/template/spec/containers/0")).remove("volumeMounts");
+    ObjectNode set = withoutClaims(web(2));
     apply(ns, set);
     awaitRolloutComplete(ns);
     kubectl("-n", ns, "delete", "statefulsets.apps.ordinal.io/web", "--wait=true");
@@ -204,5 +200,54 @@ class KubernetesIT {
       Thread.sleep(500);
     }
     assertEquals(List.of(), kubectl("-n", ns, "get", "pods", "-o", "name").lines().toList());
+  }
+
+  /**
+   * kill -9 of Ordinal while a rollout is halfway: the pods keep running in the cluster, and the
+   * restarted service finishes the rollout in order, with never two pods of one identity and no pod
+   * created twice.
+   */
+  @Test
+  void aRolloutInTheClusterFinishesInOrderAfterOrdinalIsKilledMidway(@Namespace String name) throws Exception {
+    String ns = namespace(name);
+    int replicas = 5;
+    ObjectNode set = withoutClaims(web(replicas));
+    ((ObjectNode) set.get("spec")).put("minReadySeconds", 1);
+    try (PodWatch watch = new PodWatch(setup.cluster().kubectl(), ns, "web")) {
+      apply(ns, set);
+      watch.awaitReady(replicas, Set.of());
+      awaitRolloutComplete(ns);
+      Set<String> before = watch.uids();
+      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p",
+          "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]");
+      for (int i = 0; i < 600 && watch.seen().stream().filter(s -> !before.contains(s.uid())).count() < 2; i++) {
+        Thread.sleep(50);
+      }
+      setup.ordinal().kill9();
+      setup.ordinal().start();
+      Map<Integer, PodWatch.Seen> rolled = watch.awaitReady(replicas, before);
+      awaitRolloutComplete(ns);
+
+      List<PodWatch.Seen> created = watch.seen().stream().filter(s -> !before.contains(s.uid())).toList();
+      assertEquals(replicas, created.size(), "one new pod per identity: " + created);
+      for (int i = 1; i < replicas; i++) {
+        assertTrue(rolled.get(i).added() < rolled.get(i - 1).added(), "web-" + i + " replaced before web-" + (i - 1));
+      }
+      for (int ordinal = 0; ordinal < replicas; ordinal++) {
+        int o = ordinal;
+        List<PodWatch.Seen> incarnations = watch.seen().stream().filter(s -> s.ordinal() == o).toList();
+        for (int i = 1; i < incarnations.size(); i++) {
+          PodWatch.Seen earlier = incarnations.get(i - 1);
+          assertTrue(earlier.deleted() != 0 && earlier.deleted() <= incarnations.get(i).added(),
+              "two pods of web-" + o + " at once: " + incarnations);
+        }
+      }
+    }
+  }
+
+  private static ObjectNode withoutClaims(ObjectNode set) {
+    set.withArray("/spec/volumeClaimTemplates").removeAll();
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).remove("volumeMounts");
+    return set;
   }
 }
