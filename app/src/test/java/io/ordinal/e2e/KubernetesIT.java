@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +123,22 @@ class KubernetesIT {
     // The printer columns of the CRD, as kubectl get shows them.
     String table = kubectl("-n", ns, "get", "osts", "web");
     assertTrue(table.lines().anyMatch(line -> line.matches("web\\s+3\\s+3\\s+3\\s+3\\s+.*")), table);
+    // The controller's events, on the object in the cluster, as upstream's controller records them.
+    List<String> creates = new ArrayList<>();
+    for (int i = 0; i < 100 && creates.size() < 3; i++) {
+      creates.clear();
+      for (JsonNode event : json("-n", ns, "get", "events", "--field-selector", "involvedObject.name=web", "-o", "json")
+          .path("items")) {
+        assertEquals("apps.ordinal.io/v1", event.at("/involvedObject/apiVersion").asText());
+        assertEquals(uid, event.at("/involvedObject/uid").asText());
+        if (event.path("message").asText().startsWith("create Pod")) {
+          creates.add(event.path("message").asText());
+        }
+      }
+      Thread.sleep(100);
+    }
+    assertEquals(List.of("create Pod web-0 in StatefulSet web successful", "create Pod web-1 in StatefulSet web successful",
+        "create Pod web-2 in StatefulSet web successful"), creates);
     // Ordinal's own API shows the same set, run by the kubernetes driver.
     Api api = setup.ordinal().api();
     JsonNode mirrored = api.set(ns, "web");

@@ -1,0 +1,95 @@
+package io.ordinal.cluster;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventSource;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micronaut.context.annotation.Requires;
+import io.micronaut.context.event.StartupEvent;
+import io.micronaut.runtime.event.annotation.EventListener;
+import io.ordinal.api.watch.ChangeFeed;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.StatefulSetStore;
+import io.ordinal.store.WatchLog;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The events Ordinal records about a set mirrored from the cluster (SuccessfulCreate, SuccessfulDelete,
+ * RecreatingFailedPod, its own rollout events) are events in the cluster too, on the
+ * {@code apps.ordinal.io} object, so {@code kubectl describe} and {@code kubectl events} show them
+ * where upstream's controller would put its own. Best effort, as events are upstream: one the
+ * cluster refuses is logged, not retried.
+ */
+@Singleton
+@Requires(beans = ClusterFrontDoor.class)
+public class ClusterEvents implements ChangeFeed.Subscriber {
+  private static final Logger log = LoggerFactory.getLogger(ClusterEvents.class);
+
+  private final KubernetesClient client;
+  private final StatefulSetStore sets;
+  private final ChangeFeed changes;
+  /** One thread: events reach the cluster in the order Ordinal recorded them. */
+  private final ExecutorService sender = Executors.newSingleThreadExecutor(
+      Thread.ofPlatform().daemon().name("cluster-events").factory());
+
+  public ClusterEvents(KubernetesClient client, StatefulSetStore sets, ChangeFeed changes) {
+    this.client = client;
+    this.sets = sets;
+    this.changes = changes;
+  }
+
+  @EventListener
+  void start(StartupEvent event) {
+    changes.subscribe(this);
+  }
+
+  @Override
+  public void changed(List<WatchLog.Change> batch) {
+    for (WatchLog.Change change : batch) {
+      if ("events".equals(change.resource()) && "ADDED".equals(change.type())
+          && change.object() instanceof Event recorded && "StatefulSet".equals(recorded.getInvolvedObject().getKind())) {
+        sender.execute(() -> send(recorded));
+      }
+    }
+  }
+
+  @Override
+  public void caughtUp(long resourceVersion) {}
+
+  private void send(Event recorded) {
+    ObjectReference about = recorded.getInvolvedObject();
+    sets.get(recorded.getMetadata().getNamespace(), about.getName()).flatMap(ClusterObjects::clusterUid)
+        .ifPresent(clusterUid -> {
+          Event event = KubeJson.copy(recorded, Event.class);
+          event.getMetadata().setUid(null);
+          event.getMetadata().setResourceVersion(null);
+          event.getMetadata().setCreationTimestamp(null);
+          // A core/v1 event as upstream's controllers record them (an eventTime would make it an
+          // events.k8s.io event, which wants an action and a reporting instance).
+          event.setEventTime(null);
+          event.setReportingComponent(null);
+          event.setSource(new EventSource("ordinal", null));
+          event.setInvolvedObject(new ObjectReference(ClusterObjects.API_VERSION, null, ClusterObjects.KIND,
+              about.getName(), about.getNamespace(), null, clusterUid));
+          try {
+            client.v1().events().inNamespace(about.getNamespace()).resource(event).create();
+          } catch (KubernetesClientException e) {
+            log.warn("event {} on {}/{} not recorded in the cluster: {}", event.getReason(), about.getNamespace(),
+                about.getName(), e.getMessage());
+          }
+        });
+  }
+
+  @PreDestroy
+  void close() {
+    changes.unsubscribe(this);
+    sender.shutdownNow();
+  }
+}
