@@ -56,7 +56,7 @@ public class KubernetesDriver implements PodDriver {
   private final StatefulSetStore sets;
   private final PodEvents events;
   private final WorkQueue queue;
-  private SharedIndexInformer<Pod> informer;
+  private volatile SharedIndexInformer<Pod> informer;
 
   public KubernetesDriver(KubernetesClient client, Repositories.Pods pods, Repositories.Pvcs pvcs,
       StatefulSetStore sets, PodEvents events, @Value("${ordinal.kubernetes.workers:4}") int workers) {
@@ -83,14 +83,22 @@ public class KubernetesDriver implements PodDriver {
     queue.add(key(pod.namespace(), pod.name()));
   }
 
-  /** Watches the cluster's pods (once), then reconciles every pod this driver runs. */
+  /**
+   * Watches the cluster's pods, then reconciles every pod this driver runs. The service starts even
+   * when the cluster cannot be reached: the watch is tried again every 5 s meanwhile (and pods wait).
+   */
   @Override
   public void recover() {
-    List<PodRow> rows = pods.findByDriver(NAME);
-    informer().getStore().list().forEach(this::queueIfOrdinals);
-    rows.forEach(row -> queue.add(key(row.namespace(), row.name())));
-    log.info("kubernetes driver: watching {} pods in the cluster, {} of them Ordinal's", informer.getStore().list().size(),
-        rows.size());
+    Thread.ofPlatform().daemon().name("kubernetes-driver-start").start(() -> {
+      while (!watch()) {
+        sleep(5_000);
+      }
+      List<PodRow> rows = pods.findByDriver(NAME);
+      informer.getStore().list().forEach(this::queueIfOrdinals);
+      rows.forEach(row -> queue.add(key(row.namespace(), row.name())));
+      log.info("kubernetes driver: watching {} pods in the cluster; Ordinal runs {}", informer.getStore().list().size(),
+          rows.size());
+    });
   }
 
   @Override
@@ -117,8 +125,12 @@ public class KubernetesDriver implements PodDriver {
     }
   }
 
-  private synchronized SharedIndexInformer<Pod> informer() {
-    if (informer == null) {
+  /** Starts the informer (once), listing every pod of the cluster first; false if the cluster cannot be reached. */
+  private synchronized boolean watch() {
+    if (informer != null) {
+      return true;
+    }
+    try {
       informer = client.pods().inAnyNamespace().inform(new ResourceEventHandler<>() {
         @Override
         public void onAdd(Pod pod) {
@@ -135,8 +147,19 @@ public class KubernetesDriver implements PodDriver {
           queueIfOrdinals(pod);
         }
       }, RESYNC_MS);
+      return true;
+    } catch (KubernetesClientException e) {
+      log.warn("kubernetes driver: cannot watch the cluster's pods ({}); trying again in 5 s", e.getMessage());
+      return false;
     }
-    return informer;
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /** Other pods of the cluster are not Ordinal's business (one in the way of Ordinal's is retried by its key). */
@@ -160,7 +183,10 @@ public class KubernetesDriver implements PodDriver {
     String namespace = key.substring(0, slash);
     String name = key.substring(slash + 1);
     Optional<PodRow> found = pods.findById(StatefulSetStore.id(namespace, name)).filter(row -> NAME.equals(row.driver()));
-    Pod actual = informer().getStore().getByKey(key);
+    if (informer == null) {
+      throw new IllegalStateException("not watching the cluster's pods yet");
+    }
+    Pod actual = informer.getStore().getByKey(key);
     String actualUid = actual == null ? null : Labels.annotation(actual.getMetadata(), ClusterObjects.POD_UID_ANNOTATION);
     if (found.isEmpty()) {
       if (actualUid != null && actual.getMetadata().getDeletionTimestamp() == null) {
