@@ -75,12 +75,12 @@ public class KubernetesDriver implements PodDriver {
 
   @Override
   public void start(DriverPod pod) {
-    queue.add(key(pod.namespace(), pod.name()));
+    queue.add(pod.namespace(), pod.name());
   }
 
   @Override
   public void stop(DriverPod pod) {
-    queue.add(key(pod.namespace(), pod.name()));
+    queue.add(pod.namespace(), pod.name());
   }
 
   /**
@@ -95,7 +95,7 @@ public class KubernetesDriver implements PodDriver {
       }
       List<PodRow> rows = pods.findByDriver(NAME);
       informer.getStore().list().forEach(this::queueIfOrdinals);
-      rows.forEach(row -> queue.add(key(row.namespace(), row.name())));
+      rows.forEach(row -> queue.add(row.namespace(), row.name()));
       log.info("kubernetes driver: watching {} pods in the cluster; Ordinal runs {}", informer.getStore().list().size(),
           rows.size());
     });
@@ -165,23 +165,14 @@ public class KubernetesDriver implements PodDriver {
   /** Other pods of the cluster are not Ordinal's business (one in the way of Ordinal's is retried by its key). */
   private void queueIfOrdinals(Pod pod) {
     if (Labels.annotation(pod.getMetadata(), ClusterObjects.POD_UID_ANNOTATION) != null) {
-      queue.add(key(pod));
+      queue.add(pod);
     }
   }
 
-  private static String key(Pod pod) {
-    return key(pod.getMetadata().getNamespace(), pod.getMetadata().getName());
-  }
-
-  private static String key(String namespace, String name) {
-    return namespace + "/" + name;
-  }
 
   /** Brings the cluster's pod named {@code key} and Ordinal's row of that name to agree. */
-  void reconcile(String key) {
-    int slash = key.indexOf('/');
-    String namespace = key.substring(0, slash);
-    String name = key.substring(slash + 1);
+  void reconcile(String namespace, String name) {
+    String key = namespace + "/" + name; // the informer's key
     Optional<PodRow> found = pods.findById(StatefulSetStore.id(namespace, name)).filter(row -> NAME.equals(row.driver()));
     if (informer == null) {
       throw new IllegalStateException("not watching the cluster's pods yet");

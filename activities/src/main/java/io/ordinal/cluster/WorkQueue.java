@@ -9,12 +9,12 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Level-triggered reconciliation by key, as client-go's workqueue: a key added many times while it
+ * Level-triggered reconciliation of objects by namespace and name, as client-go's workqueue: a key added many times while it
  * waits is reconciled once; a key is never reconciled by two workers at once (added while it runs,
  * it runs again after); a failed key is retried with a back-off that doubles up to 30 s and is
  * forgotten after a success.
@@ -25,7 +25,7 @@ public final class WorkQueue implements AutoCloseable {
   private static final Duration LAST_RETRY = Duration.ofSeconds(30);
 
   private final String name;
-  private final Consumer<String> reconcile;
+  private final Reconciler reconciler;
   private final Set<String> queued = new LinkedHashSet<>();
   private final Set<String> running = new HashSet<>();
   private final Set<String> dirty = new HashSet<>();
@@ -34,9 +34,15 @@ public final class WorkQueue implements AutoCloseable {
   private final Thread[] workers;
   private volatile boolean closed;
 
-  public WorkQueue(String name, int workers, Consumer<String> reconcile) {
+  /** Brings the object of that namespace and name (which may not exist) to what it should be; throws to be retried. */
+  @FunctionalInterface
+  public interface Reconciler {
+    void reconcile(String namespace, String name);
+  }
+
+  public WorkQueue(String name, int workers, Reconciler reconciler) {
     this.name = name;
-    this.reconcile = reconcile;
+    this.reconciler = reconciler;
     this.retries = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name(name + "-retry").factory());
     this.workers = new Thread[workers];
     for (int i = 0; i < workers; i++) {
@@ -44,7 +50,15 @@ public final class WorkQueue implements AutoCloseable {
     }
   }
 
-  public synchronized void add(String key) {
+  public void add(HasMetadata object) {
+    add(object.getMetadata().getNamespace(), object.getMetadata().getName());
+  }
+
+  public void add(String namespace, String name) {
+    add(namespace + "/" + name);
+  }
+
+  private synchronized void add(String key) {
     if (running.contains(key)) {
       dirty.add(key);
     } else if (queued.add(key)) {
@@ -78,7 +92,8 @@ public final class WorkQueue implements AutoCloseable {
         return;
       }
       try {
-        reconcile.accept(key);
+        int slash = key.indexOf('/');
+        reconciler.reconcile(key.substring(0, slash), key.substring(slash + 1));
         synchronized (this) {
           backOff.remove(key);
         }

@@ -20,7 +20,7 @@ class WorkQueueTest {
     AtomicInteger runs = new AtomicInteger();
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    try (WorkQueue queue = new WorkQueue("test", 4, key -> {
+    try (WorkQueue queue = new WorkQueue("test", 4, (namespace, name) -> {
       most.accumulateAndGet(running.incrementAndGet(), Math::max);
       if (runs.incrementAndGet() == 1) {
         started.countDown();
@@ -28,10 +28,10 @@ class WorkQueueTest {
       }
       running.decrementAndGet();
     })) {
-      queue.add("ns/web-0");
+      queue.add("ns", "web-0");
       assertTrue(started.await(5, TimeUnit.SECONDS));
       for (int i = 0; i < 10; i++) {
-        queue.add("ns/web-0"); // while it runs: folded into one more run
+        queue.add("ns", "web-0"); // while it runs: folded into one more run
       }
       release.countDown();
       waitFor(() -> runs.get() == 2);
@@ -44,13 +44,13 @@ class WorkQueueTest {
   @Test
   void aFailedKeyIsRetriedUntilItSucceeds() throws Exception {
     List<String> calls = new CopyOnWriteArrayList<>();
-    try (WorkQueue queue = new WorkQueue("test", 1, key -> {
-      calls.add(key);
+    try (WorkQueue queue = new WorkQueue("test", 1, (namespace, name) -> {
+      calls.add(namespace + "/" + name);
       if (calls.size() < 3) {
         throw new IllegalStateException("not yet");
       }
     })) {
-      queue.add("ns/web-1");
+      queue.add("ns", "web-1");
       waitFor(() -> calls.size() == 3);
       Thread.sleep(1_200);
       assertEquals(List.of("ns/web-1", "ns/web-1", "ns/web-1"), calls);

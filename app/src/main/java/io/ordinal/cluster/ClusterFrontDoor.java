@@ -21,6 +21,7 @@ import io.ordinal.api.Deletion;
 import io.ordinal.api.RolloutService;
 import io.ordinal.api.StatefulSetService;
 import io.ordinal.api.WriteOptions;
+import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.api.statefulset.RolloutStatus;
 import io.ordinal.api.statefulset.StatefulSetDefaults;
 import io.ordinal.api.watch.ChangeFeed;
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The cluster's front door: every {@code apps.ordinal.io/v1} StatefulSet in the cluster is a set of
  * Ordinal's, fed to the same service as a write through Ordinal's own API (same validation, same
- * workflows), its pods run by the kubernetes driver unless it names another. The cluster object is
+ * workflows), its pods run by the kubernetes driver (the only one it may name). The cluster object is
  * the source of its spec, labels and annotations; Ordinal's copy carries the object's uid and
  * generation ({@link ClusterObjects}). Status flows back to the object's status subresource, with the
  * generation it speaks of translated to the cluster's, and two conditions: Accepted (whether Ordinal
@@ -98,17 +99,17 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
         informer = objects().inAnyNamespace().inform(new ResourceEventHandler<>() {
           @Override
           public void onAdd(GenericKubernetesResource object) {
-            queue.add(key(object));
+            queue.add(object);
           }
 
           @Override
           public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource object) {
-            queue.add(key(object));
+            queue.add(object);
           }
 
           @Override
           public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
-            queue.add(key(object));
+            queue.add(object);
           }
         }, RESYNC_MS);
       } catch (KubernetesClientException e) {
@@ -119,7 +120,7 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     changes.subscribe(this);
     // Sets mirrored from the cluster whose object went while Ordinal was away.
     store.list(null).stream().filter(set -> ClusterObjects.clusterUid(set).isPresent())
-        .forEach(set -> queue.add(key(set.getMetadata().getNamespace(), set.getMetadata().getName())));
+        .forEach(queue::add);
     log.info("cluster front door: watching {}", ClusterObjects.API_VERSION);
   }
 
@@ -139,7 +140,7 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     for (WatchLog.Change change : batch) {
       if ("statefulsets".equals(change.resource())
           && Labels.annotation(change.object().getMetadata(), ClusterObjects.CLUSTER_UID_ANNOTATION) != null) {
-        queue.add(key(change.namespace(), change.name()));
+        queue.add(change.namespace(), change.name());
       }
     }
   }
@@ -160,19 +161,10 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     return client.genericKubernetesResources(ClusterObjects.API_VERSION, ClusterObjects.KIND);
   }
 
-  private static String key(GenericKubernetesResource object) {
-    return key(object.getMetadata().getNamespace(), object.getMetadata().getName());
-  }
-
-  private static String key(String namespace, String name) {
-    return namespace + "/" + name;
-  }
 
   /** Brings Ordinal's set to the cluster object of that name, then the object's status to Ordinal's set. */
-  void reconcile(String key) {
-    int slash = key.indexOf('/');
-    String namespace = key.substring(0, slash);
-    String name = key.substring(slash + 1);
+  void reconcile(String namespace, String name) {
+    String key = namespace + "/" + name; // the informer's key
     GenericKubernetesResource object = informer.getStore().getByKey(key);
     Optional<StatefulSet> mirrored = store.get(namespace, name);
     if (object == null) {
@@ -224,8 +216,18 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
         : finalizers.contains("foregroundDeletion") ? Propagation.FOREGROUND : Propagation.BACKGROUND;
   }
 
-  /** Creates or updates Ordinal's set from the object, unless it says the same already. */
+  /**
+   * Creates or updates Ordinal's set from the object, unless it says the same already. Its pods run
+   * in the cluster, on the kubernetes driver, whatever the service's default: a cluster user who may
+   * create these objects must not get processes on Ordinal's own machine (the local driver) with its
+   * service account's rights.
+   */
   private StatefulSet write(GenericKubernetesResource object, Optional<StatefulSet> mirrored) {
+    String driver = Labels.annotation(object.getMetadata(), Labels.DRIVER_ANNOTATION);
+    if (driver != null && !driver.equals(KubernetesDriver.NAME)) {
+      throw ApiException.invalid(ClusterObjects.GROUP, ClusterObjects.KIND, object.getMetadata().getName(), List.of(
+          FieldError.notSupported("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]", driver, KubernetesDriver.NAME)));
+    }
     StatefulSet desired = toStatefulSet(object);
     if (mirrored.isEmpty()) {
       return service.create(desired.getMetadata().getNamespace(), desired, WRITE);
@@ -257,7 +259,7 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     }
     Map<String, String> annotations = new LinkedHashMap<>(from.getAnnotations() == null ? Map.of() : from.getAnnotations());
     annotations.remove("kubectl.kubernetes.io/last-applied-configuration"); // the cluster's business, and large
-    annotations.putIfAbsent(Labels.DRIVER_ANNOTATION, KubernetesDriver.NAME);
+    annotations.put(Labels.DRIVER_ANNOTATION, KubernetesDriver.NAME);
     annotations.put(ClusterObjects.CLUSTER_UID_ANNOTATION, from.getUid());
     annotations.put(ClusterObjects.CLUSTER_GENERATION_ANNOTATION, String.valueOf(from.getGeneration()));
     meta.set("annotations", KubeJson.JSON.valueToTree(annotations));

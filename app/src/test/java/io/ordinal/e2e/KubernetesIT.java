@@ -198,7 +198,19 @@ class KubernetesIT {
     assertTrue(message.contains("spec.podManagementPolicy"), message);
     assertEquals("", kubectl("-n", ns, "get", "pods", "-o", "name").trim());
 
+    // A cluster object's pods run in the cluster: the local driver (processes beside Ordinal) is refused.
+    ((ObjectNode) set.get("spec")).put("podManagementPolicy", "OrderedReady");
+    ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/driver", "local");
+    apply(ns, set);
+    for (int i = 0; i < 100 && !conditions(ns).toString().contains("ordinal.io/driver"); i++) {
+      Thread.sleep(100);
+    }
+    assertTrue(conditions(ns).toString().contains(
+        "metadata.annotations[ordinal.io/driver]: Unsupported value: \\\"local\\\": supported values: \\\"kubernetes\\\""),
+        conditions(ns).toString());
+
     // Fixed, it runs.
+    ((ObjectNode) set.get("metadata")).remove("annotations");
     ((ObjectNode) set.get("spec")).put("podManagementPolicy", "OrderedReady");
     apply(ns, set);
     kubectl("-n", ns, "wait", "--for=condition=Accepted", "--timeout=60s", "statefulsets.apps.ordinal.io/web");
@@ -260,6 +272,10 @@ class KubernetesIT {
         }
       }
     }
+  }
+
+  private static JsonNode conditions(String ns) throws Exception {
+    return json("-n", ns, "get", "osts", "web", "-o", "json").at("/status/conditions");
   }
 
   private static ObjectNode withoutClaims(ObjectNode set) {

@@ -17,7 +17,7 @@ public record FieldError(String reason, String field, String message) {
     return new FieldError("FieldValueRequired", field, "Required value" + (detail.isEmpty() ? "" : ": " + detail));
   }
 
-  static FieldError notSupported(String field, Object value, String... supported) {
+  public static FieldError notSupported(String field, Object value, String... supported) {
     return new FieldError("FieldValueNotSupported", field,
         "Unsupported value: " + render(value) + ": supported values: \"" + String.join("\", \"", supported) + "\"");
   }
