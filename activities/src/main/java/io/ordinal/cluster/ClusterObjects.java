@@ -1,5 +1,6 @@
 package io.ordinal.cluster;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -43,7 +44,7 @@ public final class ClusterObjects {
    * status, annotated with its uid in Ordinal under {@code uidAnnotation}, owned by the set's cluster
    * object where Ordinal's copy is owned by the set (an owner the cluster does not have is dropped).
    */
-  public static <T extends io.fabric8.kubernetes.api.model.HasMetadata> T forCluster(T object, Class<T> type,
+  public static <T extends HasMetadata> T forCluster(T object, Class<T> type,
       String uidAnnotation, String uid, Optional<StatefulSet> set) {
     T copy = KubeJson.copy(object, type);
     ObjectMeta meta = copy.getMetadata();
