@@ -118,7 +118,12 @@ public class RolloutService {
   }
 
   public RolloutStatus status(String namespace, String name) {
-    StatefulSet set = sets.get(namespace, name);
+    return status(sets.get(namespace, name));
+  }
+
+  /** The rollout state of a set already read. */
+  public RolloutStatus status(StatefulSet set) {
+    String namespace = set.getMetadata().getNamespace();
     String update = set.getStatus() == null ? null : set.getStatus().getUpdateRevision();
     boolean rollingBack = update != null && revisions.find(namespace, update).map(ControllerRevisionRow::rolledBack).orElse(false);
     return RolloutStatus.of(set, rollingBack);

@@ -273,7 +273,8 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
    * the conditions.
    */
   private void writeStatus(GenericKubernetesResource object, StatefulSet set, ObjectNode accepted) {
-    JsonNode before = KubeJson.JSON.valueToTree(object).path("status");
+    ObjectNode tree = KubeJson.JSON.valueToTree(object);
+    JsonNode before = tree.path("status");
     ObjectNode status = set == null ? KubeJson.JSON.createObjectNode() : KubeJson.JSON.valueToTree(set.getStatus());
     status.remove("observedGeneration");
     status.remove("conditions");
@@ -291,7 +292,7 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
       }
       KubeJson.JSON.<ArrayNode>valueToTree(Optional.ofNullable(set.getStatus().getConditions()).orElse(List.of()))
           .forEach(conditions::add);
-      RolloutStatus rollout = rollouts.status(set.getMetadata().getNamespace(), set.getMetadata().getName());
+      RolloutStatus rollout = rollouts.status(set);
       if (caughtUp) {
         conditions.add(condition(object, ROLLOUT_COMPLETE, rollout.done(), rollout.phase(), rollout.message()));
       }
@@ -301,8 +302,8 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     if (status.equals(before)) {
       return;
     }
-    GenericKubernetesResource updated = KubeJson.JSON.convertValue(KubeJson.JSON.valueToTree(object), GenericKubernetesResource.class);
-    updated.setAdditionalProperty("status", KubeJson.JSON.convertValue(status, Map.class));
+    tree.set("status", status);
+    GenericKubernetesResource updated = KubeJson.JSON.convertValue(tree, GenericKubernetesResource.class);
     try {
       objects().inNamespace(object.getMetadata().getNamespace()).resource(updated).updateStatus();
     } catch (KubernetesClientException e) {
