@@ -164,8 +164,7 @@ final class Api {
 
   /** Replaces the image of the set's first container (a JSON patch), asserting 200 OK. */
   Reply setImage(String namespace, String name, String image) {
-    Reply reply = patch(Paths.set(namespace, name), "application/json-patch+json",
-        "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"" + image + "\"}]");
+    Reply reply = patch(Paths.set(namespace, name), "application/json-patch+json", Manifests.imagePatch(image));
     assertEquals(200, reply.code(), reply.body());
     return reply;
   }

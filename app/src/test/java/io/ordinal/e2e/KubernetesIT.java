@@ -27,6 +27,7 @@ class KubernetesIT {
   /** The control plane and an Ordinal service that watches it (not the shared service: this one is the cluster's). */
   private record Setup(ControlPlane cluster, OrdinalService ordinal) {}
 
+  private static final String NEW_IMAGE = "k8s.gcr.io/nginx-slim:0.9";
   private static Setup setup;
 
   @BeforeAll
@@ -168,14 +169,13 @@ class KubernetesIT {
       Map<Integer, PodWatch.Seen> scaled = watch.awaitReady(3, Set.of(first.get(1).uid(), first.get(2).uid()));
       awaitRolloutComplete(ns);
       Set<String> before = scaled.values().stream().map(PodWatch.Seen::uid).collect(Collectors.toSet());
-      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p",
-          "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]");
+      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", Manifests.imagePatch(NEW_IMAGE));
       Set<String> excluded = new HashSet<>(watch.uids());
       Map<Integer, PodWatch.Seen> rolled = watch.awaitReady(3, excluded);
       assertTrue(rolled.get(2).added() < rolled.get(1).added() && rolled.get(1).added() < rolled.get(0).added(),
           "replaced from the highest ordinal down: " + rolled);
       for (PodWatch.Seen pod : rolled.values()) {
-        assertEquals("k8s.gcr.io/nginx-slim:0.9", pod.pod().at("/spec/containers/0/image").asText());
+        assertEquals(NEW_IMAGE, pod.pod().at("/spec/containers/0/image").asText());
         assertTrue(!before.contains(pod.uid()));
       }
       awaitRolloutComplete(ns);
@@ -247,8 +247,7 @@ class KubernetesIT {
       watch.awaitReady(replicas, Set.of());
       awaitRolloutComplete(ns);
       Set<String> before = watch.uids();
-      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p",
-          "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"k8s.gcr.io/nginx-slim:0.9\"}]");
+      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", Manifests.imagePatch(NEW_IMAGE));
       for (int i = 0; i < 600 && watch.seen().stream().filter(s -> !before.contains(s.uid())).count() < 2; i++) {
         Thread.sleep(50);
       }

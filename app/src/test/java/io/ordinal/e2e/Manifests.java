@@ -60,6 +60,11 @@ final class Manifests {
     return set;
   }
 
+  /** A JSON patch that replaces the image of a set's first container. */
+  static String imagePatch(String image) {
+    return "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"" + image + "\"}]";
+  }
+
   static String json(Object tree) {
     return KubeJson.write(tree);
   }

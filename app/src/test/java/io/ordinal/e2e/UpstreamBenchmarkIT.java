@@ -104,8 +104,7 @@ class UpstreamBenchmarkIT {
       Set<String> before = watch.uids();
       long patched = System.nanoTime();
       kubectl.run("-n", ns, "patch", "statefulsets." + contender.apiVersion().replaceAll("/.*", "") + "/" + name,
-          "--type=json", "-p", "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\""
-              + IMAGE + "\"}]").ok();
+          "--type=json", "-p", Manifests.imagePatch(IMAGE)).ok();
       long rolled = watch.awaitReady(replicas, before).values().stream().mapToLong(PodWatch.Seen::ready).max().orElseThrow();
       return new Timings((lastReady - applied) / 1e6, Latencies.at(Bench.sorted(runSteps), 0.5), (rolled - patched) / 1e6);
     }
