@@ -54,7 +54,7 @@ class LargeSetBenchmarkIT {
         readyOverTime.putIfAbsent("scale, pods Ready", scaleSeconds);
         readyOverTime.putIfAbsent("rollout, new pods Ready", rolloutSeconds);
 
-        events.add(service.withTemporal(client -> client.listExecutions("OrdinalNamespace = '" + ns + "'")
+        events.add(service.<Long>withTemporal(client -> client.listExecutions("OrdinalNamespace = '" + ns + "'")
             .mapToLong(listed -> client.newUntypedWorkflowStub(listed.getExecution().getWorkflowId(),
                 Optional.of(listed.getExecution().getRunId()), Optional.empty()).describe()
                 .getWorkflowExecutionInfo().getHistoryLength())
