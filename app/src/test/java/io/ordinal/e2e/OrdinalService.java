@@ -61,6 +61,15 @@ final class OrdinalService implements AutoCloseable {
   }
 
   private boolean classArchive;
+  private Path java;
+  private Path jar;
+
+  /** Runs {@code jar} on {@code java} rather than the packaged service on the tests' own JVM. */
+  OrdinalService runningOn(Path java, Path jar) {
+    this.java = java;
+    this.jar = jar;
+    return this;
+  }
 
   /**
    * Starts with the class archive ./ordinal server keeps in its data dir (written at each exit:
@@ -139,7 +148,7 @@ final class OrdinalService implements AutoCloseable {
 
   synchronized void start() throws Exception {
     List<String> command = new ArrayList<>();
-    command.add(ProcessHandle.current().info().command().orElse("java"));
+    command.add(java != null ? java.toString() : ProcessHandle.current().info().command().orElse("java"));
     String flags = System.getenv("ORDINAL_JVM_FLAGS");
     if (flags != null && !flags.isBlank()) {
       command.addAll(Arrays.asList(flags.trim().split("\\s+")));
@@ -156,7 +165,7 @@ final class OrdinalService implements AutoCloseable {
       command.addAll(List.of("-XX:SharedArchiveFile=" + dataDir.resolve("ordinal.jsa"), "-XX:+AutoCreateSharedArchive",
           "-Xlog:cds=off", "-Xlog:cds+dynamic=off"));
     }
-    command.addAll(List.of("-jar", System.getProperty("ordinal.jar"), "server"));
+    command.addAll(List.of("-jar", jar != null ? jar.toString() : System.getProperty("ordinal.jar"), "server"));
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
