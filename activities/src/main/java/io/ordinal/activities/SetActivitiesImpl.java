@@ -131,7 +131,8 @@ public class SetActivitiesImpl implements SetActivities {
         new HashSet<>(Observation.liveRevisions(snapshot))).isEmpty();
     boolean newGeneration = previous.getObservedGeneration() == null
         || previous.getObservedGeneration() != status.observedGeneration();
-    return new Observation(snapshot, status, false, statusChanged, historyOverLimit, newGeneration);
+    return new Observation(snapshot, status, false, statusChanged, historyOverLimit, newGeneration,
+        drivers.nodeOf(set).orElse(null));
   }
 
   /**

@@ -73,6 +73,12 @@ public class KubernetesDriver implements PodDriver {
     return NAME;
   }
 
+  /** The pods are the cluster's: any instance can create, watch and delete them. */
+  @Override
+  public boolean nodeBound() {
+    return false;
+  }
+
   @Override
   public void start(DriverPod pod) {
     queue.add(pod.namespace(), pod.name());

@@ -41,6 +41,26 @@ public class DriverRegistry {
     return policy().effective(Labels.annotation(set.getMetadata(), Labels.DRIVER_ANNOTATION));
   }
 
+  /** The drivers of this service whose pods live on one node. */
+  public List<String> nodeBoundDrivers() {
+    return drivers.values().stream().filter(PodDriver::nodeBound).map(PodDriver::name).sorted().toList();
+  }
+
+  public String defaultDriver() {
+    return defaultDriver;
+  }
+
+  /** True when {@code driverName}'s pods live on one node (an unknown driver counts as one that does). */
+  public boolean nodeBound(String driverName) {
+    return find(driverName).map(PodDriver::nodeBound).orElse(true);
+  }
+
+  /** The node {@code set}'s pods live on ({@code ordinal.io/node}); empty when its driver is not node-bound. */
+  public Optional<String> nodeOf(StatefulSet set) {
+    return nodeBound(nameFor(set))
+        ? Optional.ofNullable(Labels.annotation(set.getMetadata(), Labels.NODE_ANNOTATION)) : Optional.empty();
+  }
+
   public PodDriver get(String name) {
     PodDriver driver = drivers.get(name);
     if (driver == null) {

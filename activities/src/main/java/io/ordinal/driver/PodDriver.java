@@ -14,6 +14,15 @@ public interface PodDriver {
   /** The value of the {@code ordinal.io/driver} annotation that selects this driver. */
   String name();
 
+  /**
+   * True when a pod of this driver lives on the node that started it (a process, a simulation in that
+   * instance's memory), so its set is placed on one node and that node acts on its pods; false when
+   * any instance can (pods in a cluster).
+   */
+  default boolean nodeBound() {
+    return true;
+  }
+
   /** Starts a pod that was just stored in phase Pending. */
   void start(DriverPod pod);
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.micronaut.context.annotation.Value;
 import io.ordinal.model.PodSnapshot;
+import io.ordinal.node.ThisNode;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.Repositories;
 import jakarta.annotation.PreDestroy;
@@ -38,9 +39,12 @@ public class SimDriver implements PodDriver {
   private final Repositories.Pods pods;
   private final PodEvents events;
   private final ScheduledExecutorService timers;
+  private final ThisNode node;
 
-  public SimDriver(Repositories.Pods pods, PodEvents events, @Value("${ordinal.sim.threads:2}") int threads) {
+  public SimDriver(Repositories.Pods pods, PodEvents events, ThisNode node,
+      @Value("${ordinal.sim.threads:2}") int threads) {
     this.pods = pods;
+    this.node = node;
     this.events = events;
     this.timers = Executors.newScheduledThreadPool(threads, Thread.ofPlatform().daemon().name("sim-driver-", 0).factory());
   }
@@ -67,9 +71,10 @@ public class SimDriver implements PodDriver {
         + " runs no process");
   }
 
+  /** Re-adopts this node's simulated pods (another instance simulates its own). */
   @Override
   public void recover() {
-    var all = pods.findByDriver(name());
+    var all = pods.findByDriver(name()).stream().filter(row -> node.is(ThisNode.of(row))).toList();
     all.forEach(pod -> advanceLater(pod.id(), Duration.ZERO));
     log.info("sim driver recovered {} pods", all.size());
   }

@@ -11,6 +11,14 @@ public final class Labels {
 
   /** Chooses the driver that runs a set's pods ({@code sim}, later {@code local}, {@code kubernetes}). */
   public static final String DRIVER_ANNOTATION = "ordinal.io/driver";
+  /**
+   * The node whose instance runs a set's pods, for drivers that keep pods on one node (local, sim):
+   * chosen when the set is created (the instance that took the request, unless the set names one)
+   * and never changed, so that sharing the work between instances never moves a pod.
+   */
+  public static final String NODE_ANNOTATION = "ordinal.io/node";
+  /** Upstream's annotation on a claim whose volume was provisioned on one node. */
+  public static final String SELECTED_NODE_ANNOTATION = "volume.kubernetes.io/selected-node";
   /** The cluster domain of stable network names: {@code <pod>.<service>.<namespace>.svc.<domain>}. */
   public static final String CLUSTER_DOMAIN = "cluster.local";
   /** A membership hook that failed and holds membership changes until the set is resumed. */

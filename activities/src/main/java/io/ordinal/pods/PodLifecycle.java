@@ -17,6 +17,7 @@ import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
+import io.ordinal.node.ThisNode;
 import io.ordinal.podsecurity.PodSecurity;
 import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.EventRecorder;
@@ -58,10 +59,12 @@ public class PodLifecycle {
   private final TransactionOperations<Connection> tx;
   private final PodSecurityAdmission podSecurity;
   private final MemberStore members;
+  private final ThisNode node;
 
   public PodLifecycle(StatefulSetStore sets, RevisionStore revisions, PodStore pods, Repositories.Pvcs pvcs,
       EventRecorder events, DriverRegistry drivers, TransactionOperations<Connection> tx,
-      PodSecurityAdmission podSecurity, MemberStore members) {
+      PodSecurityAdmission podSecurity, MemberStore members, ThisNode node) {
+    this.node = node;
     this.podSecurity = podSecurity;
     this.members = members;
     this.sets = sets;
@@ -115,6 +118,12 @@ public class PodLifecycle {
       // protection finalizer its admission plugin adds.
       claim.getMetadata().setOwnerReferences(ClaimOwners.desired(List.of(), set, null, true));
       claim.getMetadata().setFinalizers(List.of(PVC_PROTECTION));
+      // Its volume is a directory on the set's node, as a local volume is on the node upstream names here.
+      drivers.nodeOf(set).ifPresent(node -> {
+        Map<String, String> annotations = new LinkedHashMap<>(Labels.annotations(claim.getMetadata()));
+        annotations.put(Labels.SELECTED_NODE_ANNOTATION, node);
+        claim.getMetadata().setAnnotations(annotations);
+      });
       String uid = UUID.randomUUID().toString();
       tx.executeWrite(status -> {
         pvcs.save(new PvcRow(id, namespace, claim.getMetadata().getName(), setName, ordinal, uid, KubeJson.write(claim),
@@ -260,7 +269,12 @@ public class PodLifecycle {
     }
     PvcRow marked = pvcs.findById(row.id()).orElse(row);
     PersistentVolumeClaim answer = PodStore.toObject(marked);
-    deleteClaim(new SetKey(namespace, row.setName()), claimName, "deleted by a user");
+    // The volume is on the claim's node: another node's claim is finished by its set's controller,
+    // whose claim steps run there (the caller wakes it).
+    String claimNode = Labels.annotation(answer.getMetadata(), Labels.SELECTED_NODE_ANNOTATION);
+    if (claimNode == null || node.is(claimNode)) {
+      deleteClaim(new SetKey(namespace, row.setName()), claimName, "deleted by a user");
+    }
     return Optional.of(answer);
   }
 
@@ -277,6 +291,7 @@ public class PodLifecycle {
     if (pods.exists(namespace, pod.getMetadata().getName())) {
       return null;
     }
+    drivers.nodeOf(set).ifPresent(pod.getSpec()::setNodeName); // bound to the set's node, as the scheduler binds
     // Pod Security again, now for the pod: the namespace's labels may have changed since the set was admitted.
     var decision = podSecurity.evaluate(namespace, pod.getMetadata(), pod.getSpec(), "spec");
     if (!decision.allowed()) {
@@ -329,7 +344,19 @@ public class PodLifecycle {
     if (!row.terminating()) {
       markTerminating(key, row, reason);
     }
-    drivers.get(row.driver()).stop(DriverPod.of(pods.find(key.namespace(), podName).orElse(row)));
+    stopIfHere(pods.find(key.namespace(), podName).orElse(row));
+  }
+
+  /**
+   * Has the pod's driver stop a pod marked for deletion, when this instance can: its driver is not
+   * node-bound, or the pod is on this node (or on none, made before nodes). Another node's pod is
+   * stopped by that node, which watches its pods ({@code NodeAgent}) and re-adopts them at start.
+   */
+  public void stopIfHere(PodRow row) {
+    String podNode = ThisNode.of(row);
+    if (!drivers.nodeBound(row.driver()) || podNode == null || node.is(podNode)) {
+      drivers.get(row.driver()).stop(DriverPod.of(row));
+    }
   }
 
   /** Seed 002's "termination reason", as Ordinal tells it to a pod: why it goes, from the deletion's reason. */

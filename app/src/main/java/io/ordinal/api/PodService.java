@@ -22,7 +22,9 @@ import io.ordinal.driver.ExecRequest;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.SetKey;
+import io.ordinal.node.ThisNode;
 import io.ordinal.pods.PodLifecycle;
+import io.ordinal.store.NodeStore;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
@@ -52,8 +54,13 @@ public class PodService {
   private final SetSignals signals;
   private final DriverRegistry drivers;
 
+  private final ThisNode node;
+  private final NodeStore nodes;
+
   public PodService(PodStore pods, StatefulSetStore sets, PodLifecycle lifecycle, SetSignals signals,
-      DriverRegistry drivers) {
+      DriverRegistry drivers, ThisNode node, NodeStore nodes) {
+    this.node = node;
+    this.nodes = nodes;
     this.pods = pods;
     this.sets = sets;
     this.lifecycle = lifecycle;
@@ -137,6 +144,7 @@ public class PodService {
   public PodLog log(String namespace, String name, String container, LogOptions options, boolean previous,
       boolean follow) throws IOException {
     PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
+    requireOnThisNode(row, "its logs are");
     String chosen = container(PodStore.toObject(row), container);
     Path file = drivers.find(row.driver()).flatMap(driver -> driver.logFile(namespace, name, chosen, previous))
         .orElse(null);
@@ -165,6 +173,7 @@ public class PodService {
    */
   public PreparedExec prepareExec(String namespace, String name, ExecOptions options) {
     PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
+    requireOnThisNode(row, "a command in it is");
     DriverPod pod = DriverPod.of(row);
     String chosen = container(pod.object(), options.container());
     PodDriver driver = drivers.find(row.driver()).orElseThrow(() -> ApiException.badRequest(
@@ -176,6 +185,19 @@ public class PodService {
     }
     return new PreparedExec(driver, new ExecRequest(pod, chosen, options.command(), options.stdin(),
         options.stdout(), options.stderr(), options.tty()));
+  }
+
+  /**
+   * The logs and processes of a local or sim pod are on its node. This instance does not proxy to
+   * another one (the API server's proxy to the kubelet has no counterpart here yet): it says where to go.
+   */
+  private void requireOnThisNode(PodRow row, String what) {
+    String podNode = ThisNode.of(row);
+    if (drivers.nodeBound(row.driver()) && podNode != null && !node.is(podNode)) {
+      throw ApiException.of(503, "ServiceUnavailable", "pod " + row.name() + " runs on node " + podNode
+          + nodes.address(podNode).map(address -> " (" + address + ")").orElse("") + ": " + what
+          + " served by that instance's API, not by this one (node " + node.name() + ")");
+    }
   }
 
   private static String container(Pod pod, String requested) {

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
 import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.api.statefulset.NodePlacement;
 import io.ordinal.api.statefulset.StatefulSetDefaults;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.driver.DriverRegistry;
@@ -56,12 +57,14 @@ public class StatefulSetService {
   private final RevisionStore revisions;
 
   private final PodSecurityAdmission podSecurity;
+  private final NodePlacement placement;
   /** A spec change and the news of it for its controller (the outbox) commit together. */
   private final TransactionOperations<Connection> tx;
 
   public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers, RevisionStore revisions,
-      PodSecurityAdmission podSecurity, TransactionOperations<Connection> tx) {
+      PodSecurityAdmission podSecurity, TransactionOperations<Connection> tx, NodePlacement placement) {
     this.podSecurity = podSecurity;
+    this.placement = placement;
     this.tx = tx;
     this.store = store;
     this.revisions = revisions;
@@ -88,7 +91,8 @@ public class StatefulSetService {
       meta.setName(meta.getGenerateName() + Long.toString(System.nanoTime() % 100_000, 36));
     }
     StatefulSetDefaults.apply(set);
-    List<FieldError> errors = StatefulSetValidation.validateCreate(set, drivers.policy());
+    List<FieldError> errors = new ArrayList<>(StatefulSetValidation.validateCreate(set, drivers.policy()));
+    errors.addAll(placement.place(set, null));
     if (!errors.isEmpty()) {
       throw ApiException.invalid(GROUP, KIND, Objects.requireNonNullElse(meta.getName(), ""), errors);
     }
@@ -126,7 +130,8 @@ public class StatefulSetService {
       }
       long expected = unconditional ? Long.parseLong(old.getMetadata().getResourceVersion()) : parseVersion(name, sent);
       StatefulSetDefaults.apply(set);
-      List<FieldError> errors = StatefulSetValidation.validateUpdate(set, old, drivers.policy());
+      List<FieldError> errors = new ArrayList<>(StatefulSetValidation.validateUpdate(set, old, drivers.policy()));
+      errors.addAll(placement.place(set, old));
       if (!errors.isEmpty()) {
         throw ApiException.invalid(GROUP, KIND, name, errors);
       }

@@ -8,6 +8,8 @@ import io.ordinal.store.Repositories;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,9 +78,18 @@ public class ControllerOutboxDrain {
           listen.execute("LISTEN " + CHANNEL);
         }
         PGConnection notifications = connection.unwrap(PGConnection.class);
-        while (running) {
-          drain();
-          notifications.getNotifications((int) WAIT.toMillis()); // drains them; the table says what is new
+        try {
+          // Several instances share the outbox: one drains it, so each change is signalled once and
+          // in order; another takes over within a second of the first one's connection closing.
+          while (running && !call(connection, "pg_try_advisory_lock")) {
+            notifications.getNotifications((int) WAIT.toMillis());
+          }
+          while (running) {
+            drain();
+            notifications.getNotifications((int) WAIT.toMillis()); // drains them; the table says what is new
+          }
+        } finally {
+          unlock(connection);
         }
       } catch (Exception e) {
         if (running) {
@@ -86,6 +97,25 @@ public class ControllerOutboxDrain {
           sleep();
         }
       }
+    }
+  }
+
+  /** The outbox's lock: session-level, so a dead instance's is released with its connection. */
+  private static boolean call(Connection connection, String function) throws SQLException {
+    try (Statement statement = connection.createStatement();
+        ResultSet result = statement.executeQuery("SELECT " + function + "(hashtext('" + CHANNEL + "'))")) {
+      return result.next() && result.getBoolean(1);
+    }
+  }
+
+  /** A pooled connection outlives this loop: it must not go back to the pool holding the lock. */
+  private static void unlock(Connection connection) {
+    try {
+      if (!connection.isClosed()) {
+        call(connection, "pg_advisory_unlock");
+      }
+    } catch (SQLException e) {
+      // the session is gone, and its locks with it
     }
   }
 

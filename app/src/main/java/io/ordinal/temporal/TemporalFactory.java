@@ -3,6 +3,7 @@ package io.ordinal.temporal;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
+import io.ordinal.node.ThisNode;
 import io.ordinal.runtime.ServingTls;
 import io.temporal.serviceclient.SimpleSslContextBuilder;
 import java.io.IOException;
@@ -68,8 +69,11 @@ public class TemporalFactory {
   }
 
   @Singleton
-  WorkflowClient workflowClient(WorkflowServiceStubs stubs, @Value("${temporal.namespace:default}") String namespace) {
+  WorkflowClient workflowClient(WorkflowServiceStubs stubs, @Value("${temporal.namespace:default}") String namespace,
+      ThisNode node) {
+    // The SDK's default, pid@host, with the node's name: the Web UI then says which instance ran each task.
     return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace)
+        .setIdentity(ProcessHandle.current().pid() + "@" + node.name())
         .setDataConverter(LargePayloadCodec.dataConverter()).build());
   }
 

@@ -6,6 +6,9 @@ import io.ordinal.activities.HookActivitiesImpl;
 import io.ordinal.activities.PodActivitiesImpl;
 import io.ordinal.activities.SetActivitiesImpl;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.node.NodeAgent;
+import io.ordinal.node.ThisNode;
+import io.ordinal.store.NodeStore;
 import io.ordinal.workflow.OperationWorkflowImpl;
 import io.ordinal.workflow.OrdinalSearchAttributes;
 import io.ordinal.workflow.StatefulSetControllerWorkflow;
@@ -44,11 +47,18 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
   private final DriverRegistry drivers;
   private final SetSignals signals;
   private final ControllerOutboxDrain outbox;
+  private final ThisNode node;
+  private final NodeStore nodes;
+  private final NodeAgent agent;
   private volatile boolean started;
 
   public WorkerLifecycle(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client,
       SetActivitiesImpl setActivities, PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities,
-      DriverRegistry drivers, SetSignals signals, ControllerOutboxDrain outbox) {
+      DriverRegistry drivers, SetSignals signals, ControllerOutboxDrain outbox, ThisNode node, NodeStore nodes,
+      NodeAgent agent) {
+    this.node = node;
+    this.nodes = nodes;
+    this.agent = agent;
     this.outbox = outbox;
     this.hookActivities = hookActivities;
     this.factory = factory;
@@ -64,14 +74,25 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
   public void onApplicationEvent(ServerStartupEvent event) {
     long start = System.nanoTime();
     registerSearchAttributes();
+    nodes.register(node.name(), event.getSource().getURL().toString());
+    int adopted = nodes.adoptUnplaced(node.name(), drivers.nodeBoundDrivers(), drivers.defaultDriver());
+    if (adopted > 0) {
+      log.info("placed {} sets and pods made before nodes existed on node {}", adopted, node.name());
+    }
     long attributes = System.nanoTime();
+    // Every instance runs any set's workflows (one shared queue); the activities that act on what
+    // lives on a node (processes, volumes) come to that node's own queue.
     Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE,
         WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
     worker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
+    Worker nodeWorker = factory.newWorker(node.taskQueue(),
+        WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
+    nodeWorker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     factory.start();
     long workerStarted = System.nanoTime();
     drivers.recoverAll();
+    agent.start();
     long recovered = System.nanoTime();
     outbox.start();
     // A signal per set, which nothing waits for: the service is ready while they go out.
@@ -85,8 +106,8 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
     started = true;
     long end = System.nanoTime();
     // What a start spends where: search attributes, worker, drivers' re-adoption.
-    log.info("worker ready in {} ms (search attributes {} ms, worker {} ms, drivers {} ms)",
-        (end - start) / 1_000_000, (attributes - start) / 1_000_000, (workerStarted - attributes) / 1_000_000,
+    log.info("worker of node {} ready in {} ms (search attributes and node {} ms, worker {} ms, drivers {} ms)",
+        node.name(), (end - start) / 1_000_000, (attributes - start) / 1_000_000, (workerStarted - attributes) / 1_000_000,
         (recovered - workerStarted) / 1_000_000);
   }
 

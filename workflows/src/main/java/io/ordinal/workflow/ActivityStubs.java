@@ -21,26 +21,47 @@ final class ActivityStubs {
     return Workflow.newLocalActivityStub(
         activities,
         LocalActivityOptions.newBuilder()
-            .setStartToCloseTimeout(Duration.ofSeconds(30))
-            .setRetryOptions(RetryOptions.newBuilder()
-                .setInitialInterval(Duration.ofMillis(200))
-                .setMaximumInterval(Duration.ofSeconds(10))
-                // Explicit: for local activities the SDK reads an unset (0 = unlimited) maximum as
-                // "do not retry" (temporalio/sdk-java#1727); fault injection found a PostgreSQL
-                // restart failing the controller on the first attempt.
-                .setMaximumAttempts(Integer.MAX_VALUE)
-                .build())
+            .setStartToCloseTimeout(STEP_TIMEOUT)
+            .setRetryOptions(STEP_RETRIES)
             .build());
   }
 
   /**
-   * A membership hook: one attempt may take {@code timeoutSeconds}, heartbeats every few seconds (so
+   * The same activities, run by the worker of {@code node} (its task queue), because they start,
+   * stop or remove what lives on that node: processes, volumes, addresses. No schedule-to-start
+   * limit: while the node is down its pods are neither created nor deleted, as upstream's controller
+   * waits for a kubelet; the workflow itself goes on (signals, status) on any instance.
+   */
+  static <T> T onNode(Class<T> activities, String node) {
+    return Workflow.newActivityStub(
+        activities,
+        ActivityOptions.newBuilder()
+            .setTaskQueue(StatefulSetControllerWorkflow.nodeTaskQueue(node))
+            .setStartToCloseTimeout(STEP_TIMEOUT)
+            .setRetryOptions(STEP_RETRIES)
+            .build());
+  }
+
+  private static final Duration STEP_TIMEOUT = Duration.ofSeconds(30);
+
+  private static final RetryOptions STEP_RETRIES = RetryOptions.newBuilder()
+      .setInitialInterval(Duration.ofMillis(200))
+      .setMaximumInterval(Duration.ofSeconds(10))
+      // Explicit: for local activities the SDK reads an unset (0 = unlimited) maximum as
+      // "do not retry" (temporalio/sdk-java#1727); fault injection found a PostgreSQL
+      // restart failing the controller on the first attempt.
+      .setMaximumAttempts(Integer.MAX_VALUE)
+      .build();
+
+  /**
+   * A membership hook (run by {@code node}'s worker when the set has one: an exec hook runs in a
+   * member's container there): one attempt may take {@code timeoutSeconds}, heartbeats every few seconds (so
    * a crashed worker's attempt is retried within {@link #HOOK_HEARTBEAT}), and {@code maxAttempts}
    * attempts back off exponentially from {@code backoffSeconds}.
    */
-  static HookActivities hooks(MemberHooks.Timing timing) {
+  static HookActivities hooks(MemberHooks.Timing timing, String node) {
     return Workflow.newActivityStub(HookActivities.class, ActivityOptions.newBuilder()
-        .setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE)
+        .setTaskQueue(node == null ? StatefulSetControllerWorkflow.TASK_QUEUE : StatefulSetControllerWorkflow.nodeTaskQueue(node))
         .setStartToCloseTimeout(Duration.ofSeconds(timing.timeoutSeconds() + 30L))
         .setHeartbeatTimeout(HOOK_HEARTBEAT)
         .setRetryOptions(RetryOptions.newBuilder()

@@ -17,9 +17,17 @@ import java.util.Set;
  * @param statusChanged {@code status} differs from the stored status
  * @param historyOverLimit revisions beyond {@code revisionHistoryLimit} can be pruned
  * @param newGeneration {@code status} observes a generation the stored status does not yet
+ * @param node the node that runs the set's pods, whose task queue takes its pod, claim and hook
+ *     activities; null when any instance can act on them (a cluster driver, and observations
+ *     recorded before nodes existed)
  */
 public record Observation(SetSnapshot set, SetStatus status, boolean revisionMissing, boolean statusChanged,
-    boolean historyOverLimit, boolean newGeneration) {
+    boolean historyOverLimit, boolean newGeneration, String node) {
+
+  public Observation(SetSnapshot set, SetStatus status, boolean revisionMissing, boolean statusChanged,
+      boolean historyOverLimit, boolean newGeneration) {
+    this(set, status, revisionMissing, statusChanged, historyOverLimit, newGeneration, null);
+  }
 
   /** The revisions history pruning must keep: the current and update revisions and every pod's. */
   public static List<String> liveRevisions(SetSnapshot set) {

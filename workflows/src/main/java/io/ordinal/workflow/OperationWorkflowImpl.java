@@ -80,13 +80,13 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         switch (action) {
           case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
           case Action.DeletePod delete -> steps.deletePod(key, delete.podName(), delete.reason());
-          case Action.UpdateClaims owners -> steps.pods.updateClaims(
+          case Action.UpdateClaims owners -> steps.pods().updateClaims(
               new PodActivities.ClaimUpdate(key, owners.ordinal(), owners.podName()));
-          case Action.DeleteClaim claim -> steps.pods.deleteClaim(
+          case Action.DeleteClaim claim -> steps.pods().deleteClaim(
               new PodActivities.ClaimDeletion(key, claim.claimName(), claim.reason()));
           case Action.RunHook hook -> hookFailed = !runHook(key, set, hook);
           case Action.FinishDeletion finish -> {
-            if (!Boolean.FALSE.equals(steps.set.finishDeletion(key))) {
+            if (!Boolean.FALSE.equals(steps.finishDeletion(key))) {
               return "StatefulSet " + key + " deleted";
             }
             deletionUnfinished = true;
@@ -120,7 +120,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
     waitingFor = hook.hook() + " hook of " + hook.podName() + " (" + hook.reason() + ")";
     Workflow.setCurrentDetails("running the " + waitingFor);
     try {
-      ActivityStubs.hooks(set.hooks().timing(hook.hook())).runHook(
+      ActivityStubs.hooks(set.hooks().timing(hook.hook()), steps.node()).runHook(
           new HookActivities.HookRun(key, hook.hook(), hook.ordinal(), hook.podName(), hook.reason()));
       return true;
     } catch (ActivityFailure failure) {

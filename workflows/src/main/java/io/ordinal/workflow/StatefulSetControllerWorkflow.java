@@ -18,6 +18,15 @@ public interface StatefulSetControllerWorkflow {
   /** Task queue of the Ordinal worker: controllers, operations and their activities. */
   String TASK_QUEUE = "ordinal";
 
+  /**
+   * Task queue of one node's worker: the pod, claim and hook activities of the sets whose pods run
+   * there (the local and sim drivers keep a pod on the node that started it). Workflows stay on
+   * {@link #TASK_QUEUE}, so any instance runs any set's workflow.
+   */
+  static String nodeTaskQueue(String node) {
+    return TASK_QUEUE + "-node-" + node;
+  }
+
   @WorkflowMethod
   void run(ControllerInput input);
 

@@ -37,7 +37,11 @@ final class Steps {
   private static final int MAX_REVISION_PASSES = 5;
 
   final SetActivities set = ActivityStubs.local(SetActivities.class);
-  final PodActivities pods = ActivityStubs.local(PodActivities.class);
+  private final PodActivities localPods = ActivityStubs.local(PodActivities.class);
+  /** Where the set's pods live, as the last observation said: null for any instance. */
+  private String node;
+  private PodActivities nodePods;
+  private SetActivities nodeSet;
   private final boolean startedBeforeNamedSteps;
   private final boolean cancelsWaitTimers;
   /** The status the last observation computed, until it is published. */
@@ -93,6 +97,7 @@ final class Steps {
       set.ensureRevision(key);
       seen = set.observe(key);
     }
+    placeOn(seen.node());
     // History is pruned before the status is published, so an observed generation implies its pruning.
     if (seen.historyOverLimit()) {
       set.pruneHistory(new HistoryPruning(key, Observation.liveRevisions(seen.set())));
@@ -115,15 +120,39 @@ final class Steps {
     }
   }
 
+  /** The stubs of the node the set's pods live on (a set's node never changes, so this is set once). */
+  private void placeOn(String observed) {
+    if (observed != null && !observed.equals(node)) {
+      node = observed;
+      nodePods = ActivityStubs.onNode(PodActivities.class, node);
+      nodeSet = ActivityStubs.onNode(SetActivities.class, node);
+    }
+  }
+
+  /** The pod and claim steps: on the set's node when it has one, else in this workflow task. */
+  PodActivities pods() {
+    return node == null ? localPods : nodePods;
+  }
+
+  /** The node whose worker runs the set's hooks; null for any instance. */
+  String node() {
+    return node;
+  }
+
+  /** Finishing a deletion removes volumes and addresses: on the set's node when it has one. */
+  Boolean finishDeletion(SetKey key) {
+    return (node == null ? set : nodeSet).finishDeletion(key);
+  }
+
   void createPod(SetKey key, int ordinal, String revision) {
     PodCreation creation = new PodCreation(key, ordinal, revision);
     if (!startedBeforeNamedSteps) {
-      pods.createClaims(creation);
+      pods().createClaims(creation);
     }
-    pods.createPod(creation);
+    pods().createPod(creation);
   }
 
   void deletePod(SetKey key, String podName, String reason) {
-    pods.deletePod(new PodDeletion(key, podName, reason));
+    pods().deletePod(new PodDeletion(key, podName, reason));
   }
 }

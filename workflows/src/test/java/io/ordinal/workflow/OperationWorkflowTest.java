@@ -52,6 +52,7 @@ class OperationWorkflowTest {
     Worker worker = env.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE);
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
     worker.registerActivitiesImplementations(world);
+    env.newWorker(StatefulSetControllerWorkflow.nodeTaskQueue("node-b")).registerActivitiesImplementations(world);
     env.start();
   }
 
@@ -86,6 +87,27 @@ class OperationWorkflowTest {
     // Each pod's Ready signal ended a wait: its safety-poll timer is cancelled, none is left to fire later.
     assertEquals(Set.of(EventType.EVENT_TYPE_TIMER_STARTED, EventType.EVENT_TYPE_TIMER_CANCELED), timers.keySet());
     assertEquals(timers.get(EventType.EVENT_TYPE_TIMER_STARTED), timers.get(EventType.EVENT_TYPE_TIMER_CANCELED));
+  }
+
+  @Test
+  void podStepsOfASetPlacedOnANodeRunOnThatNodesTaskQueueAndOthersInTheWorkflowTask() {
+    world.replicas = 2;
+    startController();
+    operationResult(1);
+    assertEquals(List.of("createClaims:local", "createPod:local", "createClaims:local", "createPod:local"), world.steps);
+    world.steps.clear();
+    world.node = "node-b"; // the set's pods live on node-b: its worker alone may start or stop them
+    world.replicas = 1;
+    world.generation = 2;
+    signalSpecChanged();
+    operationResult(2);
+    world.replicas = 2;
+    world.generation = 3;
+    signalSpecChanged();
+    operationResult(3);
+    assertEquals(List.of("deletePod:ordinal-node-node-b", "createClaims:ordinal-node-node-b",
+        "createPod:ordinal-node-node-b"), world.steps);
+    assertEquals(List.of("+web-0@a", "+web-1@a", "-web-1", "+web-1@a"), world.log);
   }
 
   @Test
@@ -347,6 +369,16 @@ class OperationWorkflowTest {
     volatile boolean hangingReleased;
     /** whenScaled: Delete, as the fake world knows it: a condemned pod's claim must be owned by the pod. */
     volatile boolean claimsGoWithCondemnedPods;
+    /** The node the set's pods live on, as observed; null for none. */
+    volatile String node;
+    /** Each pod and claim step with where it ran: "local" (in the workflow task) or its task queue. */
+    final List<String> steps = new CopyOnWriteArrayList<>();
+
+    private void step(String name) {
+      var info = io.temporal.activity.Activity.getExecutionContext().getInfo();
+      steps.add(name + ":" + (info.isLocal() ? "local" : info.getActivityTaskQueue()));
+    }
+
     /** Each existing claim's owner, by ordinal: "none" or "pod". */
     final Map<Integer, String> claimOwners = new TreeMap<>();
 
@@ -375,7 +407,7 @@ class OperationWorkflowTest {
       memberOrdinals.addAll(pods.keySet());
       return new Observation(new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
           currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete, hooks,
-          List.copyOf(memberOrdinals), held, List.of()), null, false, false, false, false);
+          List.copyOf(memberOrdinals), held, List.of()), null, false, false, false, false, node);
     }
 
     @Override
@@ -446,11 +478,13 @@ class OperationWorkflowTest {
 
     @Override
     public synchronized void createClaims(PodCreation request) {
+      step("createClaims");
       claimOwners.putIfAbsent(request.ordinal(), "none");
     }
 
     @Override
     public void createPod(PodCreation request) {
+      step("createPod");
       SetKey key = request.set();
       int ordinal = request.ordinal();
       String revision = request.revision();
@@ -488,6 +522,7 @@ class OperationWorkflowTest {
 
     @Override
     public void deletePod(PodDeletion request) {
+      step("deletePod");
       String podName = request.podName();
       int ordinal = Integer.parseInt(podName.substring(podName.lastIndexOf('-') + 1));
       synchronized (this) {

@@ -6,6 +6,7 @@ import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.driver.ExecRequest;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.driver.PodEvents;
+import io.ordinal.node.ThisNode;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.PodHostname;
 import io.ordinal.model.PodSnapshot;
@@ -49,9 +50,11 @@ public class LocalDriver implements PodDriver {
   private final PodEvents podEvents;
   private final LocalPaths paths;
   private final AddressBook addresses;
+  private final ThisNode node;
 
   public LocalDriver(Repositories.Pods pods, StatefulSetStore sets, EventRecorder events, PodEvents podEvents,
-      LocalPaths paths, AddressBook addresses) {
+      LocalPaths paths, AddressBook addresses, ThisNode node) {
+    this.node = node;
     this.pods = pods;
     this.sets = sets;
     this.events = events;
@@ -75,10 +78,10 @@ public class LocalDriver implements PodDriver {
     supervise(pod).requestStop(Labels.annotation(pod.object().getMetadata(), Labels.TERMINATION_REASON_ANNOTATION));
   }
 
-  /** Re-adopts every local pod: running processes are taken over, dead ones restarted. */
+  /** Re-adopts every local pod of this node: running processes are taken over, dead ones restarted. */
   @Override
   public void recover() {
-    var all = pods.findByDriver(name());
+    var all = pods.findByDriver(name()).stream().filter(row -> node.is(ThisNode.of(row))).toList();
     Instant started = Instant.now();
     List<PodSupervisor> resumed = new ArrayList<>();
     for (PodRow row : all) {

@@ -1,0 +1,61 @@
+package io.ordinal.node;
+
+import io.micronaut.context.annotation.Value;
+import io.ordinal.driver.DriverPod;
+import io.ordinal.store.PodRow;
+import io.ordinal.workflow.StatefulSetControllerWorkflow;
+import jakarta.inject.Singleton;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The node this instance is ({@code ordinal.node.name}, {@code ORDINAL_NODE_NAME}; the host's name by
+ * default). Several instances share one Temporal namespace and one database; each needs a name of
+ * its own, kept across restarts, because the pods of the local and sim drivers are where their node is.
+ */
+@Singleton
+public class ThisNode {
+  /** A DNS-1123 subdomain, as a Kubernetes node name: it also names a task queue and an annotation value. */
+  private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  private final String name;
+
+  public ThisNode(@Value("${ordinal.node.name:}") String configured) {
+    String chosen = configured == null || configured.isBlank() ? hostName() : configured;
+    if (chosen.length() > 253 || !NAME.matcher(chosen).matches()) {
+      throw new IllegalStateException("node name \"" + chosen + "\" (ORDINAL_NODE_NAME, else the host's name) must be"
+          + " a DNS-1123 subdomain: lower case letters, digits, '-' and '.', at most 253 characters");
+    }
+    this.name = chosen;
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName().toLowerCase(Locale.ROOT);
+    } catch (UnknownHostException e) {
+      return "localhost";
+    }
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The task queue this node's worker polls for the pod activities of the sets placed on it. */
+  public String taskQueue() {
+    return StatefulSetControllerWorkflow.nodeTaskQueue(name);
+  }
+
+  /** The node a pod runs on ({@code spec.nodeName}); null for pods no node holds. */
+  public static String of(PodRow row) {
+    var spec = DriverPod.of(row).object().getSpec();
+    return spec == null ? null : spec.getNodeName();
+  }
+
+  /** True when {@code node} is this node. */
+  public boolean is(String node) {
+    return name.equals(node);
+  }
+}
