@@ -81,6 +81,9 @@ public class ClusterEvents implements ChangeFeed.Subscriber {
           try {
             client.v1().events().inNamespace(about.getNamespace()).resource(event).create();
           } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+              return; // another instance of Ordinal mirrored it first: the event keeps its name in both places
+            }
             log.warn("event {} on {}/{} not recorded in the cluster: {}", event.getReason(), about.getNamespace(),
                 about.getName(), e.getMessage());
           }

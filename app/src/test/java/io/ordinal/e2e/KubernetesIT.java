@@ -273,6 +273,84 @@ class KubernetesIT {
     }
   }
 
+  /**
+   * Two Ordinals against one cluster, one Temporal and one PostgreSQL (the second shares the first's):
+   * both watch the cluster and either runs the set's workflows. The one that ran the rollout's last
+   * workflow task is killed -9 halfway; the other finishes the rollout in order, one new pod per
+   * identity, never two at once, and each of the controller's events reaches the cluster once.
+   */
+  @Test
+  void withTwoOrdinalsTheSurvivorFinishesARolloutTheOtherWasRunning(@Namespace String name) throws Exception {
+    String ns = namespace(name);
+    int replicas = 4;
+    ObjectNode set = withoutClaims(web(replicas));
+    ((ObjectNode) set.get("spec")).put("minReadySeconds", 1);
+    OrdinalService first = setup.ordinal();
+    try (OrdinalService second = new OrdinalService("kubernetes-b", first.sharedInfrastructure())
+        .withEnv("ORDINAL_NODE_NAME", "ordinal-b").withEnv("ORDINAL_KUBERNETES_ENABLED", "true")
+        .withEnv("ORDINAL_KUBERNETES_KUBECONFIG", setup.cluster().kubeconfig().toString());
+        PodWatch watch = new PodWatch(setup.cluster().kubectl(), ns, "web")) {
+      second.start();
+      apply(ns, set);
+      watch.awaitReady(replicas, Set.of());
+      awaitRolloutComplete(ns);
+      Set<String> before = watch.uids();
+      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", Manifests.imagePatch(NEW_IMAGE));
+      for (int i = 0; i < 600 && watch.seen().stream().filter(s -> !before.contains(s.uid())).count() < 2; i++) {
+        Thread.sleep(50);
+      }
+      boolean secondRanIt = first.withTemporal(client -> lastWorkflowTaskBy(client, ns)).endsWith("@ordinal-b");
+      OrdinalService killed = secondRanIt ? second : first;
+      killed.kill9();
+      Map<Integer, PodWatch.Seen> rolled = watch.awaitReady(replicas, before);
+      awaitRolloutComplete(ns);
+      if (killed == first) {
+        first.start(); // for the other tests; its Temporal and PostgreSQL lived on as orphans
+      }
+
+      List<PodWatch.Seen> created = watch.seen().stream().filter(s -> !before.contains(s.uid())).toList();
+      assertEquals(replicas, created.size(), "one new pod per identity: " + created);
+      for (int i = 1; i < replicas; i++) {
+        assertTrue(rolled.get(i).added() < rolled.get(i - 1).added(), "web-" + i + " replaced before web-" + (i - 1));
+      }
+      for (int ordinal = 0; ordinal < replicas; ordinal++) {
+        int o = ordinal;
+        List<PodWatch.Seen> incarnations = watch.seen().stream().filter(s -> s.ordinal() == o).toList();
+        for (int i = 1; i < incarnations.size(); i++) {
+          assertTrue(incarnations.get(i - 1).deleted() != 0 && incarnations.get(i - 1).deleted() <= incarnations.get(i).added(),
+              "two pods of web-" + o + " at once: " + incarnations);
+        }
+      }
+      Map<String, Long> creates = Map.of();
+      for (int i = 0; i < 100 && creates.values().stream().mapToLong(Long::longValue).sum() < 2 * replicas; i++) {
+        Thread.sleep(100); // events are mirrored to the cluster after they are recorded
+        creates = kubectlEvents(ns).stream().filter(m -> m.startsWith("create Pod"))
+            .collect(Collectors.groupingBy(m -> m, Collectors.counting()));
+      }
+      assertEquals(2 * replicas, creates.values().stream().mapToLong(Long::longValue).sum(), creates.toString());
+      assertTrue(creates.values().stream().allMatch(n -> n == 2), "each pod's create event twice (scale, rollout): " + creates);
+    }
+  }
+
+  /** The identity of the worker that completed the newest workflow task of the set's running rollout. */
+  private static String lastWorkflowTaskBy(io.temporal.client.WorkflowClient client, String ns) {
+    String prefix = "statefulset/" + ns + "/web/";
+    return client.listExecutions("ExecutionStatus = 'Running'")
+        .filter(e -> e.getExecution().getWorkflowId().startsWith(prefix))
+        .flatMap(e -> client.fetchHistory(e.getExecution().getWorkflowId(), e.getExecution().getRunId()).getEvents().stream())
+        .filter(event -> event.getEventType() == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+        .max(java.util.Comparator.comparing(event -> event.getEventTime().getSeconds() * 1_000_000_000L + event.getEventTime().getNanos()))
+        .map(event -> event.getWorkflowTaskCompletedEventAttributes().getIdentity())
+        .orElseThrow(() -> new AssertionError("no running workflow of " + prefix));
+  }
+
+  /** The messages of the cluster's events about the set's object. */
+  private static List<String> kubectlEvents(String ns) throws Exception {
+    List<String> messages = new ArrayList<>();
+    json("-n", ns, "get", "events", "-o", "json").path("items").forEach(e -> messages.add(e.path("message").asText()));
+    return messages;
+  }
+
   private static JsonNode conditions(String ns) throws Exception {
     return json("-n", ns, "get", "osts", "web", "-o", "json").at("/status/conditions");
   }

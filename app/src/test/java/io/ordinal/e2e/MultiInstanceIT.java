@@ -44,8 +44,7 @@ class MultiInstanceIT {
   static void startTwoInstances() throws Exception {
     nodeA = new OrdinalService("node-a", Map.of("ORDINAL_NODE_NAME", "node-a"));
     nodeA.start();
-    nodeB = new OrdinalService("node-b", Map.of("ORDINAL_NODE_NAME", "node-b",
-        "TEMPORAL_ADDRESS", "127.0.0.1:" + nodeA.temporalPort, "ORDINAL_DB_URL", jdbcUrl(nodeA)));
+    nodeB = new OrdinalService("node-b", nodeA.sharedInfrastructure()).withEnv("ORDINAL_NODE_NAME", "node-b");
     nodeB.start();
     viaA = nodeA.api();
     viaB = nodeB.api();
@@ -59,12 +58,6 @@ class MultiInstanceIT {
     if (nodeA != null) {
       nodeA.close();
     }
-  }
-
-  /** node-a's embedded PostgreSQL, by the port its postmaster.pid records (line 4). */
-  static String jdbcUrl(OrdinalService service) throws Exception {
-    List<String> pid = Files.readAllLines(service.dataDir.resolve("postgres/postmaster.pid"));
-    return "jdbc:postgresql://127.0.0.1:" + pid.get(3).trim() + "/postgres";
   }
 
   static ObjectNode sleeper(String name, String node) {

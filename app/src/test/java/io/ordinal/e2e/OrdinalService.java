@@ -215,6 +215,16 @@ final class OrdinalService implements AutoCloseable {
     return process.toHandle();
   }
 
+  /**
+   * Settings for another instance that shares this one's Temporal dev server and PostgreSQL (the
+   * embedded ones, whose postmaster.pid records its port on line 4), as several Ordinals share theirs.
+   */
+  Map<String, String> sharedInfrastructure() throws IOException {
+    List<String> postmaster = Files.readAllLines(dataDir.resolve("postgres/postmaster.pid"));
+    return Map.of("TEMPORAL_ADDRESS", "127.0.0.1:" + temporalPort,
+        "ORDINAL_DB_URL", "jdbc:postgresql://127.0.0.1:" + postmaster.get(3).trim() + "/postgres");
+  }
+
   /** The embedded PostgreSQL's postmaster, while it runs. */
   Optional<ProcessHandle> postgres() {
     return fromPidFile(dataDir.resolve("postgres/postmaster.pid"));
