@@ -235,13 +235,51 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     StatefulSet current = mirrored.get();
     StatefulSet defaulted = KubeJson.copy(desired, StatefulSet.class);
     StatefulSetDefaults.apply(defaulted);
-    if (Objects.equals(KubeJson.write(defaulted.getSpec()), KubeJson.write(current.getSpec()))
-        && Objects.equals(desired.getMetadata().getLabels(), current.getMetadata().getLabels())
+    boolean sameSpec = Objects.equals(KubeJson.write(defaulted.getSpec()), KubeJson.write(current.getSpec()));
+    if (sameSpec && Objects.equals(desired.getMetadata().getLabels(), current.getMetadata().getLabels())
         && Objects.equals(desired.getMetadata().getAnnotations(), current.getMetadata().getAnnotations())) {
+      return current;
+    }
+    if (!sameSpec && String.valueOf(object.getMetadata().getGeneration())
+        .equals(Labels.annotation(current.getMetadata(), ClusterObjects.CLUSTER_GENERATION_ANNOTATION))) {
+      follow(object, current);
       return current;
     }
     desired.getMetadata().setResourceVersion(null); // the cluster's object wins whatever Ordinal's copy is at
     return service.replace(current.getMetadata().getNamespace(), current.getMetadata().getName(), desired, WRITE);
+  }
+
+  /**
+   * Ordinal changed the set's spec since it mirrored the object's generation (an automatic rollback,
+   * a pause or undo through Ordinal's own API): the object takes that spec and change cause, as
+   * {@code kubectl rollout undo} would have written them, instead of Ordinal's copy being put back to
+   * the object's (which would roll a rolled-back set forward again). A newer generation of the object
+   * wins over Ordinal's copy as before: the user's latest write is the intent.
+   */
+  private void follow(GenericKubernetesResource object, StatefulSet changed) {
+    ObjectNode tree = KubeJson.JSON.valueToTree(object);
+    tree.set("spec", KubeJson.JSON.valueToTree(changed.getSpec()));
+    tree.remove("status");
+    ObjectNode metadata = (ObjectNode) tree.get("metadata");
+    ObjectNode annotations = metadata.has("annotations") ? (ObjectNode) metadata.get("annotations")
+        : metadata.putObject("annotations");
+    String cause = Labels.annotation(changed.getMetadata(), Labels.CHANGE_CAUSE_ANNOTATION);
+    if (cause == null) {
+      annotations.remove(Labels.CHANGE_CAUSE_ANNOTATION);
+    } else {
+      annotations.put(Labels.CHANGE_CAUSE_ANNOTATION, cause);
+    }
+    try {
+      objects().inNamespace(object.getMetadata().getNamespace())
+          .resource(KubeJson.JSON.convertValue(tree, GenericKubernetesResource.class)).update();
+      log.info("cluster front door: {}/{} takes the spec Ordinal changed (generation {})",
+          object.getMetadata().getNamespace(), object.getMetadata().getName(), object.getMetadata().getGeneration());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      // The object changed meanwhile: the watch brings it, and its newer generation wins.
+    }
   }
 
   /** The object as an apps/v1 StatefulSet of Ordinal's: the same spec, labels and annotations. */

@@ -121,6 +121,8 @@ class DeployManifestsIT {
   @ValueSource(strings = {
       "get " + CRD, "patch " + CRD, "create " + CRD,
       "list statefulsets.apps.ordinal.io", "watch statefulsets.apps.ordinal.io",
+      // A rollback Ordinal made, carried back to the object.
+      "update statefulsets.apps.ordinal.io",
       "update statefulsets.apps.ordinal.io --subresource=status",
       "patch statefulsets.apps.ordinal.io --subresource=status",
       "update statefulsets.apps.ordinal.io --subresource=finalizers",
@@ -133,8 +135,8 @@ class DeployManifestsIT {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {
-      // Ordinal's StatefulSets are written by their users; the service writes only their status.
-      "create statefulsets.apps.ordinal.io", "update statefulsets.apps.ordinal.io",
+      // Ordinal's StatefulSets are made and deleted by their users.
+      "create statefulsets.apps.ordinal.io", "patch statefulsets.apps.ordinal.io",
       "delete statefulsets.apps.ordinal.io",
       // Another CRD, or Ordinal's deleted, or a create that names no CRD (a POST).
       "delete " + CRD, "patch customresourcedefinitions.apiextensions.k8s.io/widgets.example.com",
