@@ -12,6 +12,8 @@
 #                                         prints DIR/kubeconfig on stdout
 #   control-plane.sh stop DIR             stop what `start DIR` started (idempotent; keeps DIR's files)
 #   control-plane.sh status DIR           processes, ports and nodes of DIR
+#   control-plane.sh kill DIR NAME        SIGKILL one component (fault injection)
+#   control-plane.sh restart DIR NAME     start a killed etcd or kube-apiserver again, with its state
 #   control-plane.sh pv DIR NAME [SIZE] [CLASS]
 #                                         a hostPath PersistentVolume (default 1Gi, class standard);
 #                                         nothing is mounted, it only lets claims bind
@@ -331,6 +333,40 @@ spec:
 EOF
 }
 
+# launch_component NAME: starts etcd or the API server of the control plane in $DIR on the ports of
+# ports.env, and waits until it answers. Used by start, and by restart after a `kill` (fault injection).
+launch_component() {
+  local etcd_url=http://127.0.0.1:$ETCD_PORT peer_url=http://127.0.0.1:$ETCD_PEER_PORT
+  case $1 in
+  etcd)
+    launch "$DIR" etcd "$BIN/etcd" --name default --data-dir "$DIR/etcd" \
+      --listen-client-urls "$etcd_url" --advertise-client-urls "$etcd_url" \
+      --listen-peer-urls "$peer_url" --initial-advertise-peer-urls "$peer_url" \
+      --initial-cluster "default=$peer_url"
+    wait_for etcd "$BIN/etcdctl" --endpoints "$etcd_url" endpoint health ;;
+  kube-apiserver)
+    # --endpoint-reconciler-type=none: the default reconciler refuses the loopback address and logs an
+    # error every 10 s; nothing here reaches the API server through the `kubernetes` Service.
+    # --feature-gates=WatchList=false: with WatchList on (the 1.34 default) the API server turns every
+    # watch from resourceVersion "" or "0" into a streaming watch-list, which it then refuses because
+    # etcd 3.5.1 cannot do progress requests (RequestWatchProgress needs >= 3.5.13). KWOK always watches
+    # from "0", so its pod watch failed at once, every time, and it only saw pods at its reflector's
+    # relists, 30-60 s apart with back-off: pods waited that long to turn Ready and to be deleted,
+    # the 50-90 s per pod of the recipe's rolling updates. Off, such a watch is an ordinary one.
+    launch "$DIR" kube-apiserver "$BIN/kube-apiserver" \
+      --etcd-servers="$etcd_url" --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
+      --secure-port="$APISERVER_PORT" --cert-dir="$DIR/certs" \
+      --tls-cert-file="$DIR/certs/apiserver.crt" --tls-private-key-file="$DIR/certs/apiserver.key" \
+      --service-cluster-ip-range=10.96.0.0/16 --endpoint-reconciler-type=none \
+      --service-account-issuer=https://kubernetes.default.svc \
+      --service-account-key-file="$DIR/sa.pub" --service-account-signing-key-file="$DIR/sa.key" \
+      --token-auth-file="$DIR/tokens.csv" --authorization-mode=RBAC --allow-privileged=true \
+      --feature-gates=WatchList=false
+    wait_for "the API server's /readyz" kc get --raw /readyz ;;
+  *) die "restart knows etcd and kube-apiserver, not $1" ;;
+  esac
+}
+
 cmd_start() {
   [[ $# -eq 1 ]] || usage
   cmd_build
@@ -365,32 +401,11 @@ EOF
 
   make_certs
   write_kubeconfig
-  local t0=$SECONDS etcd_url=http://127.0.0.1:$ETCD_PORT peer_url=http://127.0.0.1:$ETCD_PEER_PORT
+  local t0=$SECONDS
 
-  launch "$DIR" etcd "$BIN/etcd" --name default --data-dir "$DIR/etcd" \
-    --listen-client-urls "$etcd_url" --advertise-client-urls "$etcd_url" \
-    --listen-peer-urls "$peer_url" --initial-advertise-peer-urls "$peer_url" \
-    --initial-cluster "default=$peer_url"
-  wait_for etcd "$BIN/etcdctl" --endpoints "$etcd_url" endpoint health
+  launch_component etcd
 
-  # --endpoint-reconciler-type=none: the default reconciler refuses the loopback address and logs an
-  # error every 10 s; nothing here reaches the API server through the `kubernetes` Service.
-  # --feature-gates=WatchList=false: with WatchList on (the 1.34 default) the API server turns every
-  # watch from resourceVersion "" or "0" into a streaming watch-list, which it then refuses because
-  # etcd 3.5.1 cannot do progress requests (RequestWatchProgress needs >= 3.5.13). KWOK always watches
-  # from "0", so its pod watch failed at once, every time, and it only saw pods at its reflector's
-  # relists, 30-60 s apart with back-off: pods waited that long to turn Ready and to be deleted,
-  # the 50-90 s per pod of the recipe's rolling updates. Off, such a watch is an ordinary one.
-  launch "$DIR" kube-apiserver "$BIN/kube-apiserver" \
-    --etcd-servers="$etcd_url" --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
-    --secure-port="$APISERVER_PORT" --cert-dir="$DIR/certs" \
-    --tls-cert-file="$DIR/certs/apiserver.crt" --tls-private-key-file="$DIR/certs/apiserver.key" \
-    --service-cluster-ip-range=10.96.0.0/16 --endpoint-reconciler-type=none \
-    --service-account-issuer=https://kubernetes.default.svc \
-    --service-account-key-file="$DIR/sa.pub" --service-account-signing-key-file="$DIR/sa.key" \
-    --token-auth-file="$DIR/tokens.csv" --authorization-mode=RBAC --allow-privileged=true \
-    --feature-gates=WatchList=false
-  wait_for "the API server's /readyz" kc get --raw /readyz
+  launch_component kube-apiserver
 
   # The node lifecycle controller would mark KWOK's nodes NotReady (and their pods unready) when a
   # heartbeat comes late; KWOK's heartbeats are status updates every 20-45 s, not leases.
@@ -464,6 +479,28 @@ cmd_stop() {
   stop_group "$dir" 100 etcd
 }
 
+# SIGKILL to one component, as a crash: its state stays in DIR (etcd's data, the API server's in etcd).
+cmd_kill() {
+  [[ $# -eq 2 ]] || usage
+  DIR=$(cd "$1" && pwd -P); local pid
+  pid=$(live_pid "$DIR" "$2") || die "$2 is not running in $DIR"
+  kill -KILL "$pid"
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  log "killed $2 ($pid)"
+}
+
+# Starts a killed etcd or API server again, on its ports, with its state.
+cmd_restart() {
+  [[ $# -eq 2 ]] || usage
+  DIR=$(cd "$1" && pwd -P)
+  live_pid "$DIR" "$2" >/dev/null && { log "$2 is running"; return 0; }
+  # shellcheck disable=SC1091
+  source "$DIR/ports.env"
+  [[ -e $DIR/$2.log ]] && cat "$DIR/$2.log" >> "$DIR/$2.log.1"
+  launch_component "$2"
+  log "restarted $2"
+}
+
 cmd_status() {
   [[ $# -eq 1 ]] || usage
   DIR=$(cd "$1" 2>/dev/null && pwd -P) || die "no such directory: $1"
@@ -500,5 +537,7 @@ case ${1:-} in
   stop) shift; cmd_stop "$@" ;;
   status) shift; cmd_status "$@" ;;
   pv) shift; cmd_pv "$@" ;;
+  kill) shift; cmd_kill "$@" ;;
+  restart) shift; cmd_restart "$@" ;;
   *) usage ;;
 esac

@@ -39,6 +39,16 @@ final class ControlPlane implements AutoCloseable {
     run("pv", dir.toString(), name, size);
   }
 
+  /** SIGKILL to one component ({@code etcd}, {@code kube-apiserver}, ...), as a crash. */
+  void kill(String component) throws IOException, InterruptedException {
+    run("kill", dir.toString(), component);
+  }
+
+  /** Starts a killed etcd or kube-apiserver again, on its ports, with its state; returns once it answers. */
+  void restart(String component) throws IOException, InterruptedException {
+    run("restart", dir.toString(), component);
+  }
+
   /** kubectl as the cluster's admin. */
   Kubectl kubectl() {
     return kubectl;

@@ -7,11 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.client.WorkflowClient;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -224,7 +229,7 @@ class KubernetesIT {
     awaitRolloutComplete(ns);
     kubectl("-n", ns, "delete", "statefulsets.apps.ordinal.io/web", "--wait=true");
     Api api = setup.ordinal().api();
-    api.await(Paths.set(ns, "web"), java.time.Duration.ofSeconds(60), reply -> reply.code() == 404);
+    api.await(Paths.set(ns, "web"), Duration.ofSeconds(60), reply -> reply.code() == 404);
     for (int i = 0; i < 60 && !kubectl("-n", ns, "get", "pods", "-o", "name").isBlank(); i++) {
       Thread.sleep(500);
     }
@@ -332,14 +337,69 @@ class KubernetesIT {
     }
   }
 
+  /**
+   * The cluster's own components crash under a rollout: kube-apiserver, then etcd, are killed -9
+   * while pods are being replaced, and started again a few seconds later. Ordinal's driver rides it
+   * out (its requests fail and are retried, its watch resumes): the rollout finishes, replacing each
+   * pod once, highest ordinal first, each gone before its successor was made, and the cluster ends
+   * with exactly the pods Ordinal has.
+   */
+  @Test
+  void aRolloutInTheClusterFinishesInOrderThroughKill9OfTheApiServerAndOfEtcd(@Namespace String name) throws Exception {
+    String ns = namespace(name);
+    int replicas = 5;
+    ObjectNode set = withoutClaims(web(replicas));
+    ((ObjectNode) set.get("spec")).put("minReadySeconds", 2);
+    apply(ns, set);
+    awaitRolloutComplete(ns);
+    Api api = setup.ordinal().api();
+    String before = api.set(ns, "web").at("/status/currentRevision").asText();
+    kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", Manifests.imagePatch(NEW_IMAGE));
+    for (String component : List.of("kube-apiserver", "etcd")) {
+      int replaced = replacedSoFar(api, ns);
+      api.await(Paths.set(ns, "web"), Duration.ofSeconds(60),
+          r -> r.code() == 200 && replacedSoFar(api, ns) > replaced);
+      setup.cluster().kill(component);
+      Thread.sleep(3_000); // Ordinal meanwhile: its creates, deletes and watch fail
+      setup.cluster().restart(component);
+    }
+    api.await(Paths.set(ns, "web") + "/status", Duration.ofSeconds(120), r -> {
+      JsonNode s = r.json().path("status");
+      return s.path("updatedReplicas").asInt() == replicas && s.path("readyReplicas").asInt() == replicas
+          && !s.path("currentRevision").asText().equals(before);
+    });
+    awaitRolloutComplete(ns);
+
+    List<String> operations = api.podOperations(ns);
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < replicas; i++) {
+      expected.add("+web-" + i);
+    }
+    for (int i = replicas - 1; i >= 0; i--) {
+      expected.addAll(List.of("-web-" + i, "+web-" + i));
+    }
+    assertEquals(expected, operations, "each pod created once, replaced once, in order");
+    Map<String, String> inOrdinal = new TreeMap<>();
+    api.pods(ns, "app=web").forEach(p -> inOrdinal.put(p.at("/metadata/name").asText(), p.at("/metadata/uid").asText()));
+    Map<String, String> inCluster = new TreeMap<>();
+    json("-n", ns, "get", "pods", "-l", "app=web", "-o", "json").path("items").forEach(p -> inCluster.put(
+        p.at("/metadata/name").asText(), p.at("/metadata/annotations/ordinal.io~1pod-uid").asText()));
+    assertEquals(inOrdinal, inCluster, "the cluster runs exactly Ordinal's pods");
+  }
+
+  /** How many pods the rollout has replaced so far, by Ordinal's events (deletions after the scale-up). */
+  private static int replacedSoFar(Api api, String ns) {
+    return (int) api.podOperations(ns).stream().filter(op -> op.startsWith("-")).count();
+  }
+
   /** The identity of the worker that completed the newest workflow task of the set's running rollout. */
-  private static String lastWorkflowTaskBy(io.temporal.client.WorkflowClient client, String ns) {
+  private static String lastWorkflowTaskBy(WorkflowClient client, String ns) {
     String prefix = "statefulset/" + ns + "/web/";
     return client.listExecutions("ExecutionStatus = 'Running'")
         .filter(e -> e.getExecution().getWorkflowId().startsWith(prefix))
         .flatMap(e -> client.fetchHistory(e.getExecution().getWorkflowId(), e.getExecution().getRunId()).getEvents().stream())
-        .filter(event -> event.getEventType() == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
-        .max(java.util.Comparator.comparing(event -> event.getEventTime().getSeconds() * 1_000_000_000L + event.getEventTime().getNanos()))
+        .filter(event -> event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+        .max(Comparator.comparing(event -> event.getEventTime().getSeconds() * 1_000_000_000L + event.getEventTime().getNanos()))
         .map(event -> event.getWorkflowTaskCompletedEventAttributes().getIdentity())
         .orElseThrow(() -> new AssertionError("no running workflow of " + prefix));
   }
