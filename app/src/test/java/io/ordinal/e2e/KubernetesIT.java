@@ -249,32 +249,13 @@ class KubernetesIT {
     ((ObjectNode) set.get("spec")).put("minReadySeconds", 1);
     try (PodWatch watch = new PodWatch(setup.cluster().kubectl(), ns, "web")) {
       apply(ns, set);
-      watch.awaitReady(replicas, Set.of());
-      awaitRolloutComplete(ns);
-      Set<String> before = watch.uids();
-      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", Manifests.imagePatch(NEW_IMAGE));
-      for (int i = 0; i < 600 && watch.seen().stream().filter(s -> !before.contains(s.uid())).count() < 2; i++) {
-        Thread.sleep(50);
-      }
+      Set<String> before = rollOutUntilTwoPodsAreNew(watch, ns, replicas);
       setup.ordinal().kill9();
       setup.ordinal().start();
       Map<Integer, PodWatch.Seen> rolled = watch.awaitReady(replicas, before);
       awaitRolloutComplete(ns);
 
-      List<PodWatch.Seen> created = watch.seen().stream().filter(s -> !before.contains(s.uid())).toList();
-      assertEquals(replicas, created.size(), "one new pod per identity: " + created);
-      for (int i = 1; i < replicas; i++) {
-        assertTrue(rolled.get(i).added() < rolled.get(i - 1).added(), "web-" + i + " replaced before web-" + (i - 1));
-      }
-      for (int ordinal = 0; ordinal < replicas; ordinal++) {
-        int o = ordinal;
-        List<PodWatch.Seen> incarnations = watch.seen().stream().filter(s -> s.ordinal() == o).toList();
-        for (int i = 1; i < incarnations.size(); i++) {
-          PodWatch.Seen earlier = incarnations.get(i - 1);
-          assertTrue(earlier.deleted() != 0 && earlier.deleted() <= incarnations.get(i).added(),
-              "two pods of web-" + o + " at once: " + incarnations);
-        }
-      }
+      assertRolledOnceInOrder(watch, before, rolled, replicas);
     }
   }
 
@@ -297,13 +278,7 @@ class KubernetesIT {
         PodWatch watch = new PodWatch(setup.cluster().kubectl(), ns, "web")) {
       second.start();
       apply(ns, set);
-      watch.awaitReady(replicas, Set.of());
-      awaitRolloutComplete(ns);
-      Set<String> before = watch.uids();
-      kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", Manifests.imagePatch(NEW_IMAGE));
-      for (int i = 0; i < 600 && watch.seen().stream().filter(s -> !before.contains(s.uid())).count() < 2; i++) {
-        Thread.sleep(50);
-      }
+      Set<String> before = rollOutUntilTwoPodsAreNew(watch, ns, replicas);
       boolean secondRanIt = first.withTemporal(client -> lastWorkflowTaskBy(client, ns)).endsWith("@ordinal-b");
       OrdinalService killed = secondRanIt ? second : first;
       killed.kill9();
@@ -313,19 +288,7 @@ class KubernetesIT {
         first.start(); // for the other tests; its Temporal and PostgreSQL lived on as orphans
       }
 
-      List<PodWatch.Seen> created = watch.seen().stream().filter(s -> !before.contains(s.uid())).toList();
-      assertEquals(replicas, created.size(), "one new pod per identity: " + created);
-      for (int i = 1; i < replicas; i++) {
-        assertTrue(rolled.get(i).added() < rolled.get(i - 1).added(), "web-" + i + " replaced before web-" + (i - 1));
-      }
-      for (int ordinal = 0; ordinal < replicas; ordinal++) {
-        int o = ordinal;
-        List<PodWatch.Seen> incarnations = watch.seen().stream().filter(s -> s.ordinal() == o).toList();
-        for (int i = 1; i < incarnations.size(); i++) {
-          assertTrue(incarnations.get(i - 1).deleted() != 0 && incarnations.get(i - 1).deleted() <= incarnations.get(i).added(),
-              "two pods of web-" + o + " at once: " + incarnations);
-        }
-      }
+      assertRolledOnceInOrder(watch, before, rolled, replicas);
       Map<String, Long> creates = Map.of();
       for (int i = 0; i < 100 && creates.values().stream().mapToLong(Long::longValue).sum() < 2 * replicas; i++) {
         Thread.sleep(100); // events are mirrored to the cluster after they are recorded
@@ -385,6 +348,40 @@ class KubernetesIT {
     json("-n", ns, "get", "pods", "-l", "app=web", "-o", "json").path("items").forEach(p -> inCluster.put(
         p.at("/metadata/name").asText(), p.at("/metadata/annotations/ordinal.io~1pod-uid").asText()));
     assertEquals(inOrdinal, inCluster, "the cluster runs exactly Ordinal's pods");
+  }
+
+  /** Once the set is rolled out, a new image; returns the pods before it, once two of their successors exist. */
+  private static Set<String> rollOutUntilTwoPodsAreNew(PodWatch watch, String ns, int replicas) throws Exception {
+    watch.awaitReady(replicas, Set.of());
+    awaitRolloutComplete(ns);
+    Set<String> before = watch.uids();
+    kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", Manifests.imagePatch(NEW_IMAGE));
+    for (int i = 0; i < 600 && watch.seen().stream().filter(s -> !before.contains(s.uid())).count() < 2; i++) {
+      Thread.sleep(50);
+    }
+    return before;
+  }
+
+  /**
+   * What kubectl's watch saw of a rollout: one new pod per identity (none of {@code before}), the
+   * highest ordinal replaced first, and never two pods of one identity at once.
+   */
+  private static void assertRolledOnceInOrder(PodWatch watch, Set<String> before, Map<Integer, PodWatch.Seen> rolled,
+      int replicas) {
+    List<PodWatch.Seen> created = watch.seen().stream().filter(s -> !before.contains(s.uid())).toList();
+    assertEquals(replicas, created.size(), "one new pod per identity: " + created);
+    for (int i = 1; i < replicas; i++) {
+      assertTrue(rolled.get(i).added() < rolled.get(i - 1).added(), "web-" + i + " replaced before web-" + (i - 1));
+    }
+    for (int ordinal = 0; ordinal < replicas; ordinal++) {
+      int o = ordinal;
+      List<PodWatch.Seen> incarnations = watch.seen().stream().filter(s -> s.ordinal() == o).toList();
+      for (int i = 1; i < incarnations.size(); i++) {
+        PodWatch.Seen earlier = incarnations.get(i - 1);
+        assertTrue(earlier.deleted() != 0 && earlier.deleted() <= incarnations.get(i).added(),
+            "two pods of web-" + o + " at once: " + incarnations);
+      }
+    }
   }
 
   /** How many pods the rollout has replaced so far, by Ordinal's events (deletions after the scale-up). */
