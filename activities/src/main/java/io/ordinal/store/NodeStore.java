@@ -54,30 +54,58 @@ public class NodeStore {
 
   /**
    * Places on {@code node} what was made before nodes existed: sets of node-bound drivers without
-   * {@code ordinal.io/node} and their pods without {@code spec.nodeName}. The first instance to start
-   * after the upgrade takes them (it is the one machine their processes ran on); the others find
-   * nothing left, as each statement's rows are locked and re-checked. Returns the rows placed.
+   * {@code ordinal.io/node}, then their pods ({@code spec.nodeName}) and claims
+   * ({@code volume.kubernetes.io/selected-node}) on their set's node (pods and claims whose set is gone,
+   * on {@code node}). One transaction under a lock: the first instance to start after the upgrade
+   * takes them all (start that one first: it must be the machine their processes ran on), the
+   * others find nothing left. Returns the rows placed.
    */
   public int adoptUnplaced(String node, List<String> nodeBoundDrivers, String defaultDriver) {
-    try (Connection c = dataSource.getConnection();
-        PreparedStatement sets = c.prepareStatement("""
-            UPDATE statefulsets SET object = jsonb_set(object::jsonb, '{metadata,annotations}',
-                coalesce(object::jsonb #> '{metadata,annotations}', '{}'::jsonb)
-                  || jsonb_build_object('ordinal.io/node', ?::text))::text
-            WHERE coalesce(object::jsonb #>> '{metadata,annotations,ordinal.io/driver}', ?) = ANY(?)
-              AND object::jsonb #>> '{metadata,annotations,ordinal.io/node}' IS NULL""");
-        PreparedStatement pods = c.prepareStatement("""
-            UPDATE pods SET object = jsonb_set(object::jsonb, '{spec,nodeName}', to_jsonb(?::text))::text
-            WHERE driver = ANY(?) AND object::jsonb #>> '{spec,nodeName}' IS NULL""")) {
-      var drivers = c.createArrayOf("text", nodeBoundDrivers.toArray());
-      sets.setString(1, node);
-      sets.setString(2, defaultDriver);
-      sets.setArray(3, drivers);
-      pods.setString(1, node);
-      pods.setArray(2, drivers);
-      return sets.executeUpdate() + pods.executeUpdate();
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext('nodes: adopt unplaced'))");
+          PreparedStatement sets = c.prepareStatement("""
+              UPDATE statefulsets SET object = jsonb_set(object::jsonb, '{metadata,annotations}',
+                  CASE WHEN jsonb_typeof(object::jsonb #> '{metadata,annotations}') = 'object'
+                       THEN object::jsonb #> '{metadata,annotations}' ELSE '{}'::jsonb END
+                    || jsonb_build_object('ordinal.io/node', ?::text))::text
+              WHERE coalesce(object::jsonb #>> '{metadata,annotations,ordinal.io/driver}', ?) = ANY(?)
+                AND object::jsonb #>> '{metadata,annotations,ordinal.io/node}' IS NULL""");
+          PreparedStatement pods = c.prepareStatement("""
+              UPDATE pods p SET object = jsonb_set(p.object::jsonb, '{spec,nodeName}', to_jsonb(coalesce(
+                  (SELECT s.object::jsonb #>> '{metadata,annotations,ordinal.io/node}' FROM statefulsets s
+                   WHERE s.namespace = p.namespace AND s.name = p.set_name), ?::text)))::text
+              WHERE p.driver = ANY(?) AND p.object::jsonb #>> '{spec,nodeName}' IS NULL""");
+          PreparedStatement claims = c.prepareStatement("""
+              UPDATE persistent_volume_claims v SET object = jsonb_set(v.object::jsonb, '{metadata,annotations}',
+                  CASE WHEN jsonb_typeof(v.object::jsonb #> '{metadata,annotations}') = 'object'
+                       THEN v.object::jsonb #> '{metadata,annotations}' ELSE '{}'::jsonb END
+                    || jsonb_build_object('volume.kubernetes.io/selected-node', coalesce(
+                      (SELECT s.object::jsonb #>> '{metadata,annotations,ordinal.io/node}' FROM statefulsets s
+                       WHERE s.namespace = v.namespace AND s.name = v.set_name), ?::text)))::text
+              WHERE v.object::jsonb #>> '{metadata,annotations,volume.kubernetes.io/selected-node}' IS NULL
+                AND coalesce((SELECT coalesce(s.object::jsonb #>> '{metadata,annotations,ordinal.io/driver}', ?)
+                              FROM statefulsets s WHERE s.namespace = v.namespace AND s.name = v.set_name), ?) = ANY(?)""")) {
+        var drivers = c.createArrayOf("text", nodeBoundDrivers.toArray());
+        lock.execute();
+        sets.setString(1, node);
+        sets.setString(2, defaultDriver);
+        sets.setArray(3, drivers);
+        pods.setString(1, node);
+        pods.setArray(2, drivers);
+        claims.setString(1, node);
+        claims.setString(2, defaultDriver);
+        claims.setString(3, defaultDriver);
+        claims.setArray(4, drivers);
+        int placed = sets.executeUpdate() + pods.executeUpdate() + claims.executeUpdate();
+        c.commit();
+        return placed;
+      } catch (SQLException e) {
+        c.rollback();
+        throw e;
+      }
     } catch (SQLException e) {
-      throw new IllegalStateException("could not place the sets and pods made before nodes on " + node, e);
+      throw new IllegalStateException("could not place the sets, pods and claims made before nodes on " + node, e);
     }
   }
 

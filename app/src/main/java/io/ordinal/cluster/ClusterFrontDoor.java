@@ -233,6 +233,10 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
       return service.create(desired.getMetadata().getNamespace(), desired, WRITE);
     }
     StatefulSet current = mirrored.get();
+    String mirroredGeneration = Labels.annotation(current.getMetadata(), ClusterObjects.CLUSTER_GENERATION_ANNOTATION);
+    if (mirroredGeneration != null && object.getMetadata().getGeneration() < Long.parseLong(mirroredGeneration)) {
+      return current; // this informer is behind another instance's, which mirrored a newer generation
+    }
     StatefulSet defaulted = KubeJson.copy(desired, StatefulSet.class);
     StatefulSetDefaults.apply(defaulted);
     boolean sameSpec = Objects.equals(KubeJson.write(defaulted.getSpec()), KubeJson.write(current.getSpec()));
@@ -240,8 +244,7 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
         && Objects.equals(desired.getMetadata().getAnnotations(), current.getMetadata().getAnnotations())) {
       return current;
     }
-    if (!sameSpec && String.valueOf(object.getMetadata().getGeneration())
-        .equals(Labels.annotation(current.getMetadata(), ClusterObjects.CLUSTER_GENERATION_ANNOTATION))) {
+    if (!sameSpec && String.valueOf(object.getMetadata().getGeneration()).equals(mirroredGeneration)) {
       follow(object, current);
       return current;
     }

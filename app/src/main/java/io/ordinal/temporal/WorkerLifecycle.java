@@ -77,7 +77,7 @@ public class WorkerLifecycle implements ApplicationEventListener<ServerStartupEv
     nodes.register(node.name(), event.getSource().getURL().toString());
     int adopted = nodes.adoptUnplaced(node.name(), drivers.nodeBoundDrivers(), drivers.defaultDriver());
     if (adopted > 0) {
-      log.info("placed {} sets and pods made before nodes existed on node {}", adopted, node.name());
+      log.info("placed {} sets, pods and claims made before nodes existed on node {}", adopted, node.name());
     }
     long attributes = System.nanoTime();
     // Every instance runs any set's workflows (one shared queue); the activities that act on what
