@@ -80,10 +80,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         switch (action) {
           case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
           case Action.DeletePod delete -> steps.deletePod(key, delete.podName(), delete.reason());
-          case Action.UpdateClaims owners -> steps.pods().updateClaims(
-              new PodActivities.ClaimUpdate(key, owners.ordinal(), owners.podName()));
-          case Action.DeleteClaim claim -> steps.pods().deleteClaim(
-              new PodActivities.ClaimDeletion(key, claim.claimName(), claim.reason()));
+          case Action.UpdateClaims owners -> steps.updateClaims(key, owners.ordinal(), owners.podName());
+          case Action.DeleteClaim claim -> steps.deleteClaim(key, claim.claimName(), claim.reason());
           case Action.RunHook hook -> hookFailed = !runHook(key, set, hook);
           case Action.FinishDeletion finish -> {
             if (!Boolean.FALSE.equals(steps.finishDeletion(key))) {

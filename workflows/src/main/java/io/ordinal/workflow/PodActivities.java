@@ -10,6 +10,11 @@ import io.temporal.activity.ActivityMethod;
  */
 @ActivityInterface
 public interface PodActivities {
+  /**
+   * The failure type of a step asked, as a local activity, of a worker that is not the set's node:
+   * the workflow then asks the node's own task queue.
+   */
+  String WRONG_NODE = "WrongNode";
 
   /** Ensures the PersistentVolumeClaims of the pod's volumeClaimTemplates exist. */
   @ActivityMethod
@@ -38,13 +43,32 @@ public interface PodActivities {
   @ActivityMethod
   void deleteClaim(ClaimDeletion request);
 
-  record PodCreation(SetKey set, int ordinal, String revision) {}
+  // Each request names the node that must run it (null: any instance; absent in histories recorded
+  // before nodes existed).
 
-  record ClaimUpdate(SetKey set, int ordinal, String podName) {}
+  record PodCreation(SetKey set, int ordinal, String revision, String node) {
+    public PodCreation(SetKey set, int ordinal, String revision) {
+      this(set, ordinal, revision, null);
+    }
+  }
+
+  record ClaimUpdate(SetKey set, int ordinal, String podName, String node) {
+    public ClaimUpdate(SetKey set, int ordinal, String podName) {
+      this(set, ordinal, podName, null);
+    }
+  }
 
   /** @param reason ends up in the event */
-  record ClaimDeletion(SetKey set, String claimName, String reason) {}
+  record ClaimDeletion(SetKey set, String claimName, String reason, String node) {
+    public ClaimDeletion(SetKey set, String claimName, String reason) {
+      this(set, claimName, reason, null);
+    }
+  }
 
   /** @param reason ends up in the event */
-  record PodDeletion(SetKey set, String podName, String reason) {}
+  record PodDeletion(SetKey set, String podName, String reason, String node) {
+    public PodDeletion(SetKey set, String podName, String reason) {
+      this(set, podName, reason, null);
+    }
+  }
 }

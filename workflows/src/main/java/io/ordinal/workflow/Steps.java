@@ -2,16 +2,21 @@ package io.ordinal.workflow;
 
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
+import io.ordinal.workflow.PodActivities.ClaimDeletion;
+import io.ordinal.workflow.PodActivities.ClaimUpdate;
 import io.ordinal.workflow.PodActivities.PodCreation;
 import io.ordinal.workflow.PodActivities.PodDeletion;
 import io.ordinal.workflow.SetActivities.HistoryPruning;
 import io.ordinal.workflow.SetActivities.StatusPublication;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +47,8 @@ final class Steps {
   private String node;
   private PodActivities nodePods;
   private SetActivities nodeSet;
+  /** This workflow task's worker refused a step as not the set's node: the rest of the plan goes there. */
+  private boolean remoteUntilObserved;
   private final boolean startedBeforeNamedSteps;
   private final boolean cancelsWaitTimers;
   /** The status the last observation computed, until it is published. */
@@ -122,6 +129,7 @@ final class Steps {
 
   /** The stubs of the node the set's pods live on (a set's node never changes, so this is set once). */
   private void placeOn(String observed) {
+    remoteUntilObserved = false;
     if (observed != null && !observed.equals(node)) {
       node = observed;
       nodePods = ActivityStubs.onNode(PodActivities.class, node);
@@ -129,9 +137,30 @@ final class Steps {
     }
   }
 
-  /** The pod and claim steps: on the set's node when it has one, else in this workflow task. */
-  PodActivities pods() {
-    return node == null ? localPods : nodePods;
+  /**
+   * A pod or claim step. Without a node, in this workflow task (a local activity). With one, in this
+   * workflow task too when its worker is that node (as always with one instance: no task-queue round
+   * trip); a worker on another node refuses it ({@link PodActivities#WRONG_NODE}, recorded like any
+   * outcome, so replay takes the same path) and the step goes to the node's task queue, as do the
+   * plan's other steps until the next observation.
+   */
+  private void onNode(Consumer<PodActivities> step) {
+    if (node == null) {
+      step.accept(localPods);
+      return;
+    }
+    if (!remoteUntilObserved) {
+      try {
+        step.accept(localPods);
+        return;
+      } catch (ActivityFailure failure) {
+        if (!(failure.getCause() instanceof ApplicationFailure refused && PodActivities.WRONG_NODE.equals(refused.getType()))) {
+          throw failure;
+        }
+        remoteUntilObserved = true;
+      }
+    }
+    step.accept(nodePods);
   }
 
   /** The node whose worker runs the set's hooks; null for any instance. */
@@ -145,14 +174,22 @@ final class Steps {
   }
 
   void createPod(SetKey key, int ordinal, String revision) {
-    PodCreation creation = new PodCreation(key, ordinal, revision);
+    PodCreation creation = new PodCreation(key, ordinal, revision, node);
     if (!startedBeforeNamedSteps) {
-      pods().createClaims(creation);
+      onNode(pods -> pods.createClaims(creation));
     }
-    pods().createPod(creation);
+    onNode(pods -> pods.createPod(creation));
   }
 
   void deletePod(SetKey key, String podName, String reason) {
-    pods().deletePod(new PodDeletion(key, podName, reason));
+    onNode(pods -> pods.deletePod(new PodDeletion(key, podName, reason, node)));
+  }
+
+  void updateClaims(SetKey key, int ordinal, String podName) {
+    onNode(pods -> pods.updateClaims(new ClaimUpdate(key, ordinal, podName, node)));
+  }
+
+  void deleteClaim(SetKey key, String claimName, String reason) {
+    onNode(pods -> pods.deleteClaim(new ClaimDeletion(key, claimName, reason, node)));
   }
 }

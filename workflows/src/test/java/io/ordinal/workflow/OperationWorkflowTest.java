@@ -90,24 +90,30 @@ class OperationWorkflowTest {
   }
 
   @Test
-  void podStepsOfASetPlacedOnANodeRunOnThatNodesTaskQueueAndOthersInTheWorkflowTask() {
+  void podStepsOfASetPlacedOnANodeRunInTheWorkflowTaskOnThatNodeAndOnItsTaskQueueFromAnother() {
     world.replicas = 2;
     startController();
     operationResult(1);
     assertEquals(List.of("createClaims:local", "createPod:local", "createClaims:local", "createPod:local"), world.steps);
     world.steps.clear();
-    world.node = "node-b"; // the set's pods live on node-b: its worker alone may start or stop them
-    world.replicas = 1;
-    world.generation = 2;
+    // The set's pods live on node-b; this worker is node-a: it refuses, and node-b's worker acts.
+    world.node = "node-b";
+    world.scale(1, 2);
     signalSpecChanged();
     operationResult(2);
-    world.replicas = 2;
-    world.generation = 3;
+    world.scale(2, 3);
     signalSpecChanged();
     operationResult(3);
-    assertEquals(List.of("deletePod:ordinal-node-node-b", "createClaims:ordinal-node-node-b",
-        "createPod:ordinal-node-node-b"), world.steps);
-    assertEquals(List.of("+web-0@a", "+web-1@a", "-web-1", "+web-1@a"), world.log);
+    assertEquals(List.of("deletePod:refused", "deletePod:ordinal-node-node-b",
+        "createClaims:refused", "createClaims:ordinal-node-node-b", "createPod:ordinal-node-node-b"), world.steps);
+    // Once the workflow runs on node-b's worker, its steps are local activities again.
+    world.steps.clear();
+    world.workerNode = "node-b";
+    world.scale(1, 4);
+    signalSpecChanged();
+    operationResult(4);
+    assertEquals(List.of("deletePod:local"), world.steps);
+    assertEquals(List.of("+web-0@a", "+web-1@a", "-web-1", "+web-1@a", "-web-1"), world.log);
   }
 
   @Test
@@ -374,8 +380,16 @@ class OperationWorkflowTest {
     /** Each pod and claim step with where it ran: "local" (in the workflow task) or its task queue. */
     final List<String> steps = new CopyOnWriteArrayList<>();
 
-    private void step(String name) {
+    /** The node this test's worker pretends to be. */
+    volatile String workerNode = "node-a";
+
+    /** Records where a step ran; refuses it, as PodActivitiesImpl does, as a local activity of another node. */
+    private void step(String name, String node) {
       var info = io.temporal.activity.Activity.getExecutionContext().getInfo();
+      if (info.isLocal() && node != null && !node.equals(workerNode)) {
+        steps.add(name + ":refused");
+        throw io.temporal.failure.ApplicationFailure.newNonRetryableFailure("not " + node, PodActivities.WRONG_NODE);
+      }
       steps.add(name + ":" + (info.isLocal() ? "local" : info.getActivityTaskQueue()));
     }
 
@@ -478,13 +492,13 @@ class OperationWorkflowTest {
 
     @Override
     public synchronized void createClaims(PodCreation request) {
-      step("createClaims");
+      step("createClaims", request.node());
       claimOwners.putIfAbsent(request.ordinal(), "none");
     }
 
     @Override
     public void createPod(PodCreation request) {
-      step("createPod");
+      step("createPod", request.node());
       SetKey key = request.set();
       int ordinal = request.ordinal();
       String revision = request.revision();
@@ -505,6 +519,15 @@ class OperationWorkflowTest {
       notifyController(key, ordinal);
     }
 
+    /**
+     * A new generation with a new replica count, in one step, as a stored write is (an observation
+     * between the two would see a set off its count at an observed generation, and repair it).
+     */
+    synchronized void scale(int newReplicas, long newGeneration) {
+      replicas = newReplicas;
+      generation = newGeneration;
+    }
+
     /** A new generation with a new template, in one step, as a stored write is. */
     synchronized void newSpec(String revision, RolloutControl rolloutControl) {
       generation++;
@@ -522,7 +545,7 @@ class OperationWorkflowTest {
 
     @Override
     public void deletePod(PodDeletion request) {
-      step("deletePod");
+      step("deletePod", request.node());
       String podName = request.podName();
       int ordinal = Integer.parseInt(podName.substring(podName.lastIndexOf('-') + 1));
       synchronized (this) {

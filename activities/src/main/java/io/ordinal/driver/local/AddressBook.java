@@ -1,5 +1,6 @@
 package io.ordinal.driver.local;
 
+import io.micronaut.data.exceptions.DataAccessException;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.PodHostname;
 import io.ordinal.store.PodAddressRow;
@@ -34,8 +35,24 @@ public class AddressBook {
     this.paths = paths;
   }
 
-  /** The pod's address, allocated on first use. Synchronized: one allocator per service. */
+  /**
+   * The pod's address, allocated on first use. Synchronized: one allocator per service; another
+   * instance sharing the database may take the same free address (or this identity) at the same
+   * moment, and the unique keys refuse the second insert: then it looks again.
+   */
   public synchronized String addressOf(String namespace, String setName, String podName) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return allocate(namespace, setName, podName);
+      } catch (DataAccessException e) {
+        if (attempt >= 10) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private String allocate(String namespace, String setName, String podName) {
     String id = StatefulSetStore.id(namespace, podName);
     return addresses.findById(id).map(PodAddressRow::ip).orElseGet(() -> {
       Set<String> taken = new HashSet<>(addresses.listIp());
