@@ -13,7 +13,6 @@ import io.temporal.client.WorkflowClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -183,11 +182,17 @@ class MultiInstanceIT {
           "-" + set + "-1", "+" + set + "-1", "-" + set + "-0", "+" + set + "-0"), operations, set);
     }
     Histories histories = nodeA.withTemporal(client -> Histories.of(client, ns));
+    System.out.println("MultiInstanceIT: workflow tasks by " + histories.workflowTaskNodes + "; pod steps " + histories.podSteps);
     assertEquals(Set.of("node-a", "node-b"), histories.workflowTaskNodes,
         "both instances ran workflow tasks of these sets");
     for (String set : nodeOf.keySet()) {
-      assertEquals(Set.of("ordinal-node-" + nodeOf.get(set) + " by " + nodeOf.get(set)),
-          histories.podSteps.getOrDefault(set, Set.of()), set + ": where its pod steps ran");
+      String node = nodeOf.get(set);
+      String other = node.equals("node-a") ? "node-b" : "node-a";
+      Set<String> ran = histories.podSteps.getOrDefault(set, Set.of());
+      assertTrue(ran.contains("local by " + node) || ran.contains("ordinal-node-" + node + " by " + node), set + ": " + ran);
+      // Every step ran on the set's node: in its worker's workflow tasks, or on its queue after the other refused.
+      assertTrue(Set.of("local by " + node, "ordinal-node-" + node + " by " + node, "refused by " + other).containsAll(ran),
+          set + ": where its pod steps ran: " + ran);
     }
   }
 
@@ -225,8 +230,9 @@ class MultiInstanceIT {
 
   /**
    * What the sets' workflow histories say of where work ran: the nodes whose workers completed
-   * workflow tasks, and for each set the task queues of its pod and claim activities with the node
-   * of the worker that ran each ("ordinal-node-node-a by node-a").
+   * workflow tasks, and for each set how each pod and claim step ran: "local by node-a" (a local
+   * activity in a workflow task node-a's worker completed), "refused by node-b" (asked of node-b's
+   * worker, which is not the set's node), "ordinal-node-node-a by node-a" (on that task queue).
    */
   record Histories(Set<String> workflowTaskNodes, Map<String, Set<String>> podSteps) {
     static final Set<String> POD_STEPS = Set.of("CreateClaims", "CreatePod", "DeletePod", "UpdateClaims", "DeleteClaim");
@@ -240,19 +246,26 @@ class MultiInstanceIT {
         if (parts.length < 3 || !parts[1].equals(ns)) {
           return;
         }
-        List<HistoryEvent> events = new ArrayList<>(
-            client.fetchHistory(id, execution.getExecution().getRunId()).getEvents());
         Map<Long, HistoryEvent> scheduled = new HashMap<>();
-        for (HistoryEvent event : events) {
+        String taskBy = null;
+        for (HistoryEvent event : client.fetchHistory(id, execution.getExecution().getRunId()).getEvents()) {
+          Set<String> ofSet = steps.computeIfAbsent(parts[2], k -> new TreeSet<>());
           if (event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
-            nodes.add(node(event.getWorkflowTaskCompletedEventAttributes().getIdentity()));
+            taskBy = node(event.getWorkflowTaskCompletedEventAttributes().getIdentity());
+            nodes.add(taskBy);
+          } else if (event.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED) {
+            var marker = event.getMarkerRecordedEventAttributes();
+            var type = marker.getDetailsMap().get("type");
+            if (type != null && POD_STEPS.contains(type.getPayloads(0).getData().toStringUtf8().replace("\"", ""))) {
+              ofSet.add((marker.hasFailure() ? "refused by " : "local by ") + taskBy);
+            }
           } else if (event.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
             scheduled.put(event.getEventId(), event);
           } else if (event.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
             var attributes = scheduled.get(event.getActivityTaskStartedEventAttributes().getScheduledEventId())
                 .getActivityTaskScheduledEventAttributes();
             if (POD_STEPS.contains(attributes.getActivityType().getName())) {
-              steps.computeIfAbsent(parts[2], k -> new TreeSet<>()).add(attributes.getTaskQueue().getName() + " by "
+              ofSet.add(attributes.getTaskQueue().getName() + " by "
                   + node(event.getActivityTaskStartedEventAttributes().getIdentity()));
             }
           }
