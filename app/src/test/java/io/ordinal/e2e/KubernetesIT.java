@@ -304,17 +304,22 @@ class KubernetesIT {
    * The cluster's own components crash under a rollout: kube-apiserver, then etcd, are killed -9
    * while pods are being replaced, and started again a few seconds later. Ordinal's driver rides it
    * out (its requests fail and are retried, its watch resumes): the rollout finishes, replacing each
-   * pod once, highest ordinal first, each gone before its successor was made, and the cluster ends
-   * with exactly the pods Ordinal has.
+   * pod once, highest ordinal first, each gone before its successor was made, the cluster ends with
+   * exactly the pods Ordinal has, and every claim is the one it was, Bound.
    */
   @Test
   void aRolloutInTheClusterFinishesInOrderThroughKill9OfTheApiServerAndOfEtcd(@Namespace String name) throws Exception {
     String ns = namespace(name);
     int replicas = 5;
-    ObjectNode set = withoutClaims(web(replicas));
+    for (int i = 0; i < replicas; i++) {
+      setup.cluster().persistentVolume(ns + "-www-" + i, "1Gi");
+    }
+    ObjectNode set = web(replicas);
     ((ObjectNode) set.get("spec")).put("minReadySeconds", 2);
     apply(ns, set);
     awaitRolloutComplete(ns);
+    Map<String, String> claimsBefore = claims(ns);
+    assertEquals(replicas, claimsBefore.size(), claimsBefore.toString());
     Api api = setup.ordinal().api();
     String before = api.set(ns, "web").at("/status/currentRevision").asText();
     kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", Manifests.imagePatch(NEW_IMAGE));
@@ -348,6 +353,15 @@ class KubernetesIT {
     json("-n", ns, "get", "pods", "-l", "app=web", "-o", "json").path("items").forEach(p -> inCluster.put(
         p.at("/metadata/name").asText(), p.at("/metadata/annotations/ordinal.io~1pod-uid").asText()));
     assertEquals(inOrdinal, inCluster, "the cluster runs exactly Ordinal's pods");
+    assertEquals(claimsBefore, claims(ns), "every claim kept, the same object, still Bound");
+  }
+
+  /** The cluster's claims of the namespace: name to uid and phase. */
+  private static Map<String, String> claims(String ns) throws Exception {
+    Map<String, String> claims = new TreeMap<>();
+    json("-n", ns, "get", "pvc", "-o", "json").path("items").forEach(c -> claims.put(c.at("/metadata/name").asText(),
+        c.at("/metadata/uid").asText() + " " + c.at("/status/phase").asText()));
+    return claims;
   }
 
   /** Once the set is rolled out, a new image; returns the pods before it, once two of their successors exist. */
@@ -389,16 +403,25 @@ class KubernetesIT {
     return (int) api.podOperations(ns).stream().filter(op -> op.startsWith("-")).count();
   }
 
-  /** The identity of the worker that completed the newest workflow task of the set's running rollout. */
+  /**
+   * The identity of the worker that completed the newest workflow task of the set's operations (the
+   * rollout under way). Visibility lags the histories a little: asked again until it lists them.
+   */
   private static String lastWorkflowTaskBy(WorkflowClient client, String ns) {
     String prefix = "statefulset/" + ns + "/web/";
-    return client.listExecutions("ExecutionStatus = 'Running'")
-        .filter(e -> e.getExecution().getWorkflowId().startsWith(prefix))
-        .flatMap(e -> client.fetchHistory(e.getExecution().getWorkflowId(), e.getExecution().getRunId()).getEvents().stream())
-        .filter(event -> event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
-        .max(Comparator.comparing(event -> event.getEventTime().getSeconds() * 1_000_000_000L + event.getEventTime().getNanos()))
-        .map(event -> event.getWorkflowTaskCompletedEventAttributes().getIdentity())
-        .orElseThrow(() -> new AssertionError("no running workflow of " + prefix));
+    for (int attempt = 0; attempt < 100; attempt++) {
+      var newest = client.listExecutions("")
+          .filter(e -> e.getExecution().getWorkflowId().startsWith(prefix))
+          .flatMap(e -> client.fetchHistory(e.getExecution().getWorkflowId(), e.getExecution().getRunId()).getEvents().stream())
+          .filter(event -> event.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+          .max(Comparator.comparing(event -> event.getEventTime().getSeconds() * 1_000_000_000L + event.getEventTime().getNanos()))
+          .map(event -> event.getWorkflowTaskCompletedEventAttributes().getIdentity());
+      if (newest.isPresent()) {
+        return newest.get();
+      }
+      Api.sleep(100);
+    }
+    throw new AssertionError("no workflow of " + prefix + " listed");
   }
 
   /** The messages of the cluster's events about the set's object. */
