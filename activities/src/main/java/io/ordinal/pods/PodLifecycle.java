@@ -269,8 +269,8 @@ public class PodLifecycle {
     }
     PvcRow marked = pvcs.findById(row.id()).orElse(row);
     PersistentVolumeClaim answer = PodStore.toObject(marked);
-    // The volume is on the claim's node: another node's claim is finished by its set's controller,
-    // whose claim steps run there (the caller wakes it).
+    // The volume is on the claim's node: another node's claim is finished there, by that node's
+    // agent (it watches its claims) or by its set's controller, whose claim steps run there.
     String claimNode = Labels.annotation(answer.getMetadata(), Labels.SELECTED_NODE_ANNOTATION);
     if (claimNode == null || node.is(claimNode)) {
       deleteClaim(new SetKey(namespace, row.setName()), claimName, "deleted by a user");
