@@ -1,5 +1,9 @@
 package io.ordinal.temporal;
 
+import com.uber.m3.tally.RootScopeBuilder;
+import com.uber.m3.tally.Scope;
+import com.uber.m3.tally.ScopeCloseException;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
@@ -15,6 +19,7 @@ import javax.net.ssl.TrustManagerFactory;
 import io.ordinal.workflow.LargePayloadCodec;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
@@ -24,6 +29,7 @@ import jakarta.inject.Singleton;
 
 @Factory
 public class TemporalFactory {
+  private Scope metricsScope;
 
   /**
    * The connection to Temporal: plain gRPC to the embedded dev server (loopback); to an external
@@ -38,8 +44,10 @@ public class TemporalFactory {
       @Nullable @Value("${ordinal.temporal.tls.cert:}") String cert,
       @Nullable @Value("${ordinal.temporal.tls.key:}") String key,
       @Nullable @Value("${ordinal.temporal.tls.server-name:}") String serverName,
-      @Nullable @Value("${ordinal.temporal.api-key:}") String apiKey) throws IOException, GeneralSecurityException {
-    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(address);
+      @Nullable @Value("${ordinal.temporal.api-key:}") String apiKey, MeterRegistry registry)
+      throws IOException, GeneralSecurityException {
+    WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(address)
+        .setMetricsScope(metricsScope(registry));
     boolean withCa = ca != null && !ca.isBlank();
     boolean withCert = cert != null && !cert.isBlank();
     boolean withApiKey = apiKey != null && !apiKey.isBlank();
@@ -66,6 +74,23 @@ public class TemporalFactory {
       options.addApiKey(() -> apiKey);
     }
     return WorkflowServiceStubs.newServiceStubs(options.build());
+  }
+
+  /**
+   * The SDK's metrics (client, worker, and what workflows record through {@code Workflow.getMetricsScope()})
+   * in the service's registry, reported every second so that {@code /metrics} lags them by at most that.
+   */
+  private Scope metricsScope(MeterRegistry registry) {
+    metricsScope = new RootScopeBuilder().reporter(new MicrometerClientStatsReporter(registry))
+        .reportEvery(com.uber.m3.util.Duration.ofSeconds(1));
+    return metricsScope;
+  }
+
+  @PreDestroy
+  void flushMetrics() throws ScopeCloseException {
+    if (metricsScope != null) {
+      metricsScope.close();
+    }
   }
 
   @Singleton

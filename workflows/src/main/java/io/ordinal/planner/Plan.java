@@ -23,6 +23,11 @@ public record Plan(List<Action> actions, boolean converged, long wakeAtMillis, S
         || a instanceof Action.DeleteClaim || a instanceof Action.RunHook);
   }
 
+  /** True when the plan creates or deletes a pod: a step of the operation. */
+  public boolean actsOnPods() {
+    return actions.stream().anyMatch(a -> a instanceof Action.CreatePod || a instanceof Action.DeletePod);
+  }
+
   /** This plan with {@code earlier} actions done first. */
   Plan after(List<Action> earlier) {
     if (earlier.isEmpty()) {

@@ -61,6 +61,9 @@ public final class Planner {
     return pass.plan();
   }
 
+  /** The reason of a {@link #replaceInsteadOfWaiting} deletion (its event's message says it too). */
+  public static final String FORCED_REPLACEMENT = "not ready and not on the target revision";
+
   /**
    * Forced rollback (seed 000's known issue, fixed here): a pod that is not healthy and runs a
    * revision that is no longer its target is replaced instead of waited on, so a bad template that
@@ -184,7 +187,7 @@ public final class Planner {
         return Step.acted("pod " + name + " to be recreated");
       }
       if (replaceInsteadOfWaiting(set, pod)) {
-        actions.add(new Action.DeletePod(ordinal, name, "not ready and not on the target revision"));
+        actions.add(new Action.DeletePod(ordinal, name, FORCED_REPLACEMENT));
         return Step.acted("pod " + name + " to be replaced at revision " + revisionFor(set, ordinal));
       }
       if (!pod.runningAndReady()) {

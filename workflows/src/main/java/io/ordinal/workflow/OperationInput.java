@@ -10,11 +10,18 @@ import io.ordinal.model.SetKey;
  *     rollback returns to)
  * @param toRevision the update revision the operation works towards; a rollout ends when it changes
  * @param progress a rollout's progress-deadline bookkeeping; null until the first observation
+ * @param startedAtMillis when the operation's first run started, once it has continued as new (0 before,
+ *     and in inputs recorded before this field existed): its duration spans all its runs
  */
 public record OperationInput(SetKey key, Operation operation, long generation, String fromRevision, String toRevision,
-    RolloutProgress progress) {
+    RolloutProgress progress, long startedAtMillis) {
 
-  OperationInput withProgress(RolloutProgress next) {
-    return new OperationInput(key, operation, generation, fromRevision, toRevision, next);
+  public OperationInput(SetKey key, Operation operation, long generation, String fromRevision, String toRevision,
+      RolloutProgress progress) {
+    this(key, operation, generation, fromRevision, toRevision, progress, 0);
+  }
+
+  OperationInput continuing(RolloutProgress next, long startedAt) {
+    return new OperationInput(key, operation, generation, fromRevision, toRevision, next, startedAt);
   }
 }

@@ -10,6 +10,8 @@ import io.ordinal.workflow.SetActivities.OperationClaim;
 import io.ordinal.workflow.SetActivities.ProgressingCondition;
 import io.ordinal.workflow.SetActivities.Rollback;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.failure.TemporalFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.Objects;
@@ -26,6 +28,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   static final String DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
 
   private Steps steps;
+  private OperationMetrics metrics;
+  private long startedAtMillis;
   private boolean woken;
   /** Set by the pause fence; cleared by the next observation, which reads the stored pause. */
   private boolean pauseRequested;
@@ -36,6 +40,21 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   @Override
   public String run(OperationInput input) {
     steps = Steps.ofThisRun();
+    startedAtMillis = input.startedAtMillis() > 0 ? input.startedAtMillis() : Workflow.getInfo().getRunStartedTimestampMillis();
+    metrics = new OperationMetrics(input, startedAtMillis);
+    metrics.started();
+    try {
+      return operate(input);
+    } catch (CanceledFailure cancelled) {
+      metrics.completed("cancelled", startedAtMillis);
+      throw cancelled;
+    } catch (TemporalFailure failure) {
+      metrics.failed(); // fails the operation's workflow (other exceptions fail only the task, which is retried)
+      throw failure;
+    }
+  }
+
+  private String operate(OperationInput input) {
     SetKey key = input.key();
     boolean rollout = input.operation().isRollout();
     RolloutProgress progress = input.progress();
@@ -47,7 +66,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       String superseded = supersededBy(input, set);
       if (superseded != null) {
         steps.publishStatus();
-        return superseded;
+        return completed(superseded.startsWith("superseded") ? "superseded" : "gone", superseded);
       }
       long now = Workflow.currentTimeMillis();
       Plan plan = Planner.plan(set, now);
@@ -66,12 +85,15 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         if (rollout) {
           setProgressing(key, true, "RolloutComplete", describe(input) + " complete");
         }
-        return "converged at generation " + set.generation() + ": " + set.replicas() + " replicas"
-            + (rollout ? " at revision " + set.updateRevision() : "");
+        return completed("converged", "converged at generation " + set.generation() + ": " + set.replicas()
+            + " replicas" + (rollout ? " at revision " + set.updateRevision() : ""));
       }
       boolean hookFailed = false;
       boolean deletionUnfinished = false;
       Action previous = null;
+      if (plan.actsOnPods()) {
+        metrics.acting(set, now);
+      }
       for (Action action : plan.actions()) {
         if (hookFailed || (pauseRequested && !(previous instanceof Action.RunHook))) {
           break; // observe again: the stored spec now says paused (a hook's pod action is done first)
@@ -79,13 +101,18 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         previous = action;
         switch (action) {
           case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
-          case Action.DeletePod delete -> steps.deletePod(key, delete.podName(), delete.reason());
+          case Action.DeletePod delete -> {
+            if (Planner.FORCED_REPLACEMENT.equals(delete.reason())) {
+              metrics.forcedReplacement();
+            }
+            steps.deletePod(key, delete.podName(), delete.reason());
+          }
           case Action.UpdateClaims owners -> steps.updateClaims(key, owners.ordinal(), owners.podName());
           case Action.DeleteClaim claim -> steps.deleteClaim(key, claim.claimName(), claim.reason());
           case Action.RunHook hook -> hookFailed = !runHook(key, set, hook);
           case Action.FinishDeletion finish -> {
             if (!Boolean.FALSE.equals(steps.finishDeletion(key))) {
-              return "StatefulSet " + key + " deleted";
+              return completed("deleted", "StatefulSet " + key + " deleted");
             }
             deletionUnfinished = true;
           }
@@ -105,9 +132,14 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       steps.await(timeout, () -> woken || pauseRequested);
       if (HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.await(Workflow::isEveryHandlerFinished);
-        Workflow.continueAsNew(input.withProgress(progress));
+        Workflow.continueAsNew(input.continuing(progress, startedAtMillis));
       }
     }
+  }
+
+  private String completed(String result, String message) {
+    metrics.completed(result, startedAtMillis);
+    return message;
   }
 
   /**
@@ -156,6 +188,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       RolloutProgress after, boolean complete) {
     SetKey key = input.key();
     if (after.failed() && !before.failed() && !complete) {
+      metrics.deadlineExceeded();
       setProgressing(key, false, DEADLINE_EXCEEDED, describe(input) + " has not made progress in "
           + set.rollout().progressDeadlineSeconds() + "s");
       // A rollback is never rolled back in turn: that could swing between two broken revisions.
@@ -165,6 +198,9 @@ public class OperationWorkflowImpl implements OperationWorkflow {
             "automatic rollback: " + describe(input) + " exceeded its progress deadline"));
         log.info(rolledBack ? "{}: rolled back to {}" : "{}: not rolled back to {}, the spec changed since",
             describe(input), input.fromRevision());
+        if (rolledBack) {
+          metrics.rolledBack();
+        }
         woken = true; // either way the spec changed: observe it
       }
     } else if (before.failed() && !after.failed()) {

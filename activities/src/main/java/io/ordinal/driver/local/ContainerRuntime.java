@@ -60,9 +60,9 @@ final class ContainerRuntime {
   ContainerRuntime(Container spec, PodSupervisor pod) {
     this.spec = spec;
     this.pod = pod;
-    this.startup = ProbeState.of(spec.getStartupProbe());
-    this.liveness = ProbeState.of(spec.getLivenessProbe());
-    this.readiness = ProbeState.of(spec.getReadinessProbe());
+    this.startup = ProbeState.of(spec.getStartupProbe(), () -> pod.probeFailed("startup"));
+    this.liveness = ProbeState.of(spec.getLivenessProbe(), () -> pod.probeFailed("liveness"));
+    this.readiness = ProbeState.of(spec.getReadinessProbe(), () -> pod.probeFailed("readiness"));
   }
 
   /** Resumes from a previous run: adopts the process if it is still the one we started, else restarts at once. */
@@ -185,6 +185,7 @@ final class ContainerRuntime {
   /** The container exited (or was found dead): under restartPolicy Always it will be restarted. */
   private void recordExit(int code, String reason, Instant when) {
     restartCount++;
+    pod.containerRestarted();
     lastExitCode = code;
     lastReason = reason;
     lastStartedAt = startedAt;
@@ -240,18 +241,21 @@ final class ContainerRuntime {
   /** Thresholds and timing of one probe; its runs happen off the supervisor thread. */
   static final class ProbeState {
     private final Probe probe;
+    /** Told of each failed run (for the driver's metrics). */
+    private final Runnable onFailure;
     private Instant nextRun;
     private CompletableFuture<Boolean> inflight;
     private int successes;
     private int failures;
     private boolean success;
 
-    private ProbeState(Probe probe) {
+    private ProbeState(Probe probe, Runnable onFailure) {
       this.probe = probe;
+      this.onFailure = onFailure;
     }
 
-    static ProbeState of(Probe probe) {
-      return new ProbeState(probe);
+    static ProbeState of(Probe probe, Runnable onFailure) {
+      return new ProbeState(probe, onFailure);
     }
 
     boolean absent() {
@@ -288,6 +292,7 @@ final class ContainerRuntime {
         } else {
           failures++;
           successes = 0;
+          onFailure.run();
           if (failures >= threshold(probe.getFailureThreshold() == null ? 3 : probe.getFailureThreshold())) {
             success = false;
           }

@@ -51,10 +51,12 @@ public class LocalDriver implements PodDriver {
   private final LocalPaths paths;
   private final AddressBook addresses;
   private final ThisNode node;
+  private final LocalPodMetrics metrics;
 
   public LocalDriver(Repositories.Pods pods, StatefulSetStore sets, EventRecorder events, PodEvents podEvents,
-      LocalPaths paths, AddressBook addresses, ThisNode node) {
+      LocalPaths paths, AddressBook addresses, ThisNode node, LocalPodMetrics metrics) {
     this.node = node;
+    this.metrics = metrics;
     this.pods = pods;
     this.sets = sets;
     this.events = events;
@@ -128,6 +130,10 @@ public class LocalDriver implements PodDriver {
   @PreDestroy
   void detachAll() {
     supervisors.values().forEach(PodSupervisor::detach);
+  }
+
+  LocalPodMetrics metrics() {
+    return metrics;
   }
 
   LocalPaths paths() {

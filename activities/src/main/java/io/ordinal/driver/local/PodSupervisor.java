@@ -35,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 
 /**
  * Runs one pod on this machine: prepares its address, hosts file and volumes, runs its init
@@ -85,6 +86,14 @@ final class PodSupervisor implements Runnable {
     return row.id();
   }
 
+  void probeFailed(String probe) {
+    driver.metrics().probeFailed(row.namespace(), row.setName(), probe);
+  }
+
+  void containerRestarted() {
+    driver.metrics().containerRestarted(row.namespace(), row.setName());
+  }
+
   String podIp() {
     return podIp;
   }
@@ -107,6 +116,9 @@ final class PodSupervisor implements Runnable {
 
   @Override
   public void run() {
+    // This thread supervises one pod: every line it logs is about that pod (keys as the workflows' LogContext).
+    MDC.put("set", row.namespace() + "/" + row.setName());
+    MDC.put("pod", row.name());
     try {
       prepare();
       restore();

@@ -1,6 +1,8 @@
 package io.ordinal.api.watch;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.ordinal.api.ApiException;
@@ -17,7 +19,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -57,10 +61,23 @@ public class Watches {
 
   private final ChangeFeed feed;
   private final WatchLog watchLog;
+  private final MeterRegistry registry;
+  private final Map<String, AtomicInteger> openWatches = new ConcurrentHashMap<>();
 
-  public Watches(ChangeFeed feed, WatchLog watchLog) {
+  public Watches(ChangeFeed feed, WatchLog watchLog, MeterRegistry registry) {
     this.feed = feed;
     this.watchLog = watchLog;
+    this.registry = registry;
+  }
+
+  /** The gauge of open watches of {@code resource}, registered at its first watch. */
+  private AtomicInteger open(String resource) {
+    return openWatches.computeIfAbsent(resource, r -> {
+      AtomicInteger count = new AtomicInteger();
+      Gauge.builder("ordinal.api.watches", count, AtomicInteger::get).description("Open watches, by resource")
+          .tag("resource", r).register(registry);
+      return count;
+    });
   }
 
   /** The resourceVersion a list answered now carries: a watch from it misses nothing after it. */
@@ -86,7 +103,12 @@ public class Watches {
         : ThreadLocalRandom.current().nextLong(MIN_TIMEOUT_SECONDS, 2 * MIN_TIMEOUT_SECONDS);
     Flux<byte[]> events = Flux.<byte[]>create(sink -> {
           Stream stream = new Stream(target, options, sink);
-          sink.onDispose(() -> feed.unsubscribe(stream));
+          AtomicInteger open = open(target.resource());
+          open.incrementAndGet();
+          sink.onDispose(() -> {
+            feed.unsubscribe(stream);
+            open.decrementAndGet();
+          });
           feed.subscribe(stream); // first, so that nothing committed from now on is missed
           try {
             stream.start(from, initialEvents);

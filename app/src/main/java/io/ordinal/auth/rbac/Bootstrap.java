@@ -49,6 +49,9 @@ public final class Bootstrap {
     // Ordinal's /health is its own probe, as public as upstream's /healthz.
     roles.add(role("system:public-info-viewer", Map.of(), null, rule(List.of("get"), List.of(), List.of(), List.of(),
         List.of("/health", "/healthz", "/livez", "/readyz", "/version", "/version/"))));
+    // Upstream's role for scrapers: the probes and /metrics, bound to the group system:monitoring.
+    roles.add(role("system:monitoring", Map.of(), null, rule(List.of("get"), List.of(), List.of(), List.of(),
+        List.of("/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics", "/readyz", "/readyz/*"))));
     roles.add(role("system:basic-user", Map.of(), null,
         rule(List.of("create"), List.of("authorization.k8s.io"),
             List.of("selfsubjectaccessreviews", "selfsubjectrulesreviews"), List.of(), List.of()),
@@ -81,6 +84,7 @@ public final class Bootstrap {
         binding("cluster-admin", group(User.MASTERS)),
         binding("system:basic-user", group(User.AUTHENTICATED)),
         binding("system:discovery", group(User.AUTHENTICATED)),
+        binding("system:monitoring", group("system:monitoring")),
         binding("system:public-info-viewer", group(User.AUTHENTICATED), group("system:unauthenticated")));
   }
 

@@ -1,0 +1,55 @@
+package io.ordinal.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Prometheus's own checker, built by the launcher from the Go module proxy into its cache
+ * ({@code ORDINAL_PROMTOOL} names it; {@code ./ordinal test} sets it).
+ */
+final class Promtool {
+  record Result(int exitCode, String output) {}
+
+  private Promtool() {}
+
+  static Path binary() {
+    String path = System.getenv("ORDINAL_PROMTOOL");
+    if (path == null || path.isBlank()) {
+      throw new IllegalStateException("ORDINAL_PROMTOOL is not set: run the tests through ./ordinal test, which builds promtool");
+    }
+    return Path.of(path);
+  }
+
+  /** {@code promtool check metrics}, the exposition on its stdin: exit 1 is a parse error, 3 lint problems. */
+  static Result checkMetrics(String exposition) throws IOException, InterruptedException {
+    return run(exposition, "check", "metrics");
+  }
+
+  /** {@code promtool check rules FILE}. */
+  static Result checkRules(Path rules) throws IOException, InterruptedException {
+    return run(null, "check", "rules", rules.toString());
+  }
+
+  private static Result run(String stdin, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(binary().toString()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    if (stdin != null) {
+      try (var in = process.getOutputStream()) {
+        in.write(stdin.getBytes(StandardCharsets.UTF_8));
+      }
+    } else {
+      process.getOutputStream().close();
+    }
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+      throw new IllegalStateException("promtool " + String.join(" ", args) + " did not finish in 60 s");
+    }
+    return new Result(process.exitValue(), output);
+  }
+}
