@@ -9,6 +9,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Kubernetes Events, stored in PostgreSQL. */
 @Singleton
@@ -20,6 +22,8 @@ public class EventRecorder {
   private static final DateTimeFormatter MICRO_TIME =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
+  private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
+
   private final Repositories.Events events;
 
   public EventRecorder(Repositories.Events events) {
@@ -27,6 +31,12 @@ public class EventRecorder {
   }
 
   public void record(String namespace, String kind, String name, String uid, String type, String reason, String message) {
+    // Also a log line, in the context of the step that recorded it (set, pod, operation, workflow ids).
+    if (WARNING.equals(type)) {
+      log.warn("{} {}/{}: {} {}", kind, namespace, name, reason, message);
+    } else {
+      log.info("{} {}/{}: {} {}", kind, namespace, name, reason, message);
+    }
     Instant now = Instant.now();
     String eventName = name + "." + Long.toHexString(now.toEpochMilli()) + UUID.randomUUID().toString().substring(0, 4);
     events.save(new EventRow(null, namespace, eventName, UUID.randomUUID().toString(), kind, name, uid,

@@ -105,6 +105,6 @@ public class TemporalFactory {
   @Singleton
   WorkerFactory workerFactory(WorkflowClient client) {
     return WorkerFactory.newInstance(client,
-        WorkerFactoryOptions.newBuilder().setUsingVirtualWorkflowThreads(true).build());
+        WorkerFactoryOptions.newBuilder().setUsingVirtualWorkflowThreads(true).setWorkerInterceptors(new LogContext()).build());
   }
 }
