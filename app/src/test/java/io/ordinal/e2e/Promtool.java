@@ -29,6 +29,11 @@ final class Promtool {
     return run(exposition, "check", "metrics");
   }
 
+  /** {@code promtool test rules FILE}: the rules' unit tests (rule files relative to FILE). */
+  static Result testRules(Path tests) throws IOException, InterruptedException {
+    return run(null, "test", "rules", tests.toString());
+  }
+
   /** {@code promtool check rules FILE}. */
   static Result checkRules(Path rules) throws IOException, InterruptedException {
     return run(null, "check", "rules", rules.toString());
