@@ -18,11 +18,17 @@ final class ActivityStubs {
    * without limit, with capped back-off, so an operation rides out a database outage.
    */
   static <T> T local(Class<T> activities) {
+    return local(activities, null);
+  }
+
+  /** The same, each call with {@code summary}: what the step does, as the Web UI shows it. */
+  static <T> T local(Class<T> activities, String summary) {
     return Workflow.newLocalActivityStub(
         activities,
         LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(STEP_TIMEOUT)
             .setRetryOptions(STEP_RETRIES)
+            .setSummary(summary)
             .build());
   }
 
@@ -33,12 +39,17 @@ final class ActivityStubs {
    * waits for a kubelet; the workflow itself goes on (signals, status) on any instance.
    */
   static <T> T onNode(Class<T> activities, String node) {
+    return onNode(activities, node, null);
+  }
+
+  static <T> T onNode(Class<T> activities, String node, String summary) {
     return Workflow.newActivityStub(
         activities,
         ActivityOptions.newBuilder()
             .setTaskQueue(StatefulSetControllerWorkflow.nodeTaskQueue(node))
             .setStartToCloseTimeout(STEP_TIMEOUT)
             .setRetryOptions(STEP_RETRIES)
+            .setSummary(summary)
             .build());
   }
 

@@ -129,7 +129,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       Workflow.setCurrentDetails(details(input, set, progress, now));
       long wakeAt = earliest(plan.wakeAtMillis(), deadline);
       Duration timeout = wakeAt > 0 ? Duration.ofMillis(Math.max(1, wakeAt - now)) : SAFETY_POLL;
-      steps.await(timeout, () -> woken || pauseRequested);
+      steps.await(timeout, "waiting for " + waitingFor
+          + (wakeAt > 0 ? "" : " (a pod change ends the wait; this timer is only a safety poll)"), () -> woken || pauseRequested);
       if (HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.await(Workflow::isEveryHandlerFinished);
         Workflow.continueAsNew(input.continuing(progress, startedAtMillis));

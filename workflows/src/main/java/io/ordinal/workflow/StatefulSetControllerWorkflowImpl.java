@@ -88,7 +88,7 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
             .setStaticSummary(rollout
                 ? operation.wireName() + " of StatefulSet " + key + " from revision " + from + " to "
                     + set.updateRevision()
-                : operation.wireName() + " of StatefulSet " + key)
+                : operation.wireName() + " of StatefulSet " + key + " to " + set.replicas() + " replicas")
             .setParentClosePolicy(ParentClosePolicy.PARENT_CLOSE_POLICY_TERMINATE)
             .build());
     OperationInput input = new OperationInput(key, operation, set.generation(), from, set.updateRevision(), null);

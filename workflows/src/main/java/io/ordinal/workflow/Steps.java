@@ -12,6 +12,7 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Promise;
+import io.temporal.workflow.TimerOptions;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,10 +43,8 @@ final class Steps {
   private static final int MAX_REVISION_PASSES = 5;
 
   final SetActivities set = ActivityStubs.local(SetActivities.class);
-  private final PodActivities localPods = ActivityStubs.local(PodActivities.class);
   /** Where the set's pods live, as the last observation said: null for any instance. */
   private String node;
-  private PodActivities nodePods;
   private SetActivities nodeSet;
   /** This workflow task's worker refused a step as not the set's node: the rest of the plan goes there. */
   private boolean remoteUntilObserved;
@@ -68,9 +67,10 @@ final class Steps {
    * Waits until {@code woken} holds or {@code timeout} passes. The SDK's own timed await leaves its
    * timer running when the condition ends the wait (temporalio/sdk-java#2312): every step of an
    * operation then left a timer behind, each firing later as a workflow task of its own (a
-   * long operation had nearly one idle workflow task per step). So the timer is cancelled.
+   * long operation had nearly one idle workflow task per step). So the timer is cancelled. Its
+   * summary ({@code why}) says in the Web UI what it waits for.
    */
-  void await(Duration timeout, Supplier<Boolean> woken) {
+  void await(Duration timeout, String why, Supplier<Boolean> woken) {
     if (!cancelsWaitTimers) {
       Workflow.await(timeout, woken);
       return;
@@ -79,7 +79,8 @@ final class Steps {
       return;
     }
     List<Promise<Void>> timer = new ArrayList<>(1);
-    CancellationScope scope = Workflow.newCancellationScope(() -> timer.add(Workflow.newTimer(timeout)));
+    TimerOptions summary = TimerOptions.newBuilder().setSummary(why).build();
+    CancellationScope scope = Workflow.newCancellationScope(() -> timer.add(Workflow.newTimer(timeout, summary)));
     scope.run();
     Workflow.await(() -> timer.getFirst().isCompleted() || woken.get());
     if (!timer.getFirst().isCompleted()) {
@@ -132,7 +133,6 @@ final class Steps {
     remoteUntilObserved = false;
     if (observed != null && !observed.equals(node)) {
       node = observed;
-      nodePods = ActivityStubs.onNode(PodActivities.class, node);
       nodeSet = ActivityStubs.onNode(SetActivities.class, node);
     }
   }
@@ -144,14 +144,15 @@ final class Steps {
    * outcome, so replay takes the same path) and the step goes to the node's task queue, as do the
    * plan's other steps until the next observation.
    */
-  private void onNode(Consumer<PodActivities> step) {
+  private void onNode(String summary, Consumer<PodActivities> step) {
+    PodActivities here = ActivityStubs.local(PodActivities.class, summary);
     if (node == null) {
-      step.accept(localPods);
+      step.accept(here);
       return;
     }
     if (!remoteUntilObserved) {
       try {
-        step.accept(localPods);
+        step.accept(here);
         return;
       } catch (ActivityFailure failure) {
         if (!(failure.getCause() instanceof ApplicationFailure refused && PodActivities.WRONG_NODE.equals(refused.getType()))) {
@@ -160,7 +161,7 @@ final class Steps {
         remoteUntilObserved = true;
       }
     }
-    step.accept(nodePods);
+    step.accept(ActivityStubs.onNode(PodActivities.class, node, summary + " (on node " + node + ")"));
   }
 
   /** The node whose worker runs the set's hooks; null for any instance. */
@@ -175,21 +176,24 @@ final class Steps {
 
   void createPod(SetKey key, int ordinal, String revision) {
     PodCreation creation = new PodCreation(key, ordinal, revision, node);
+    String pod = key.podName(ordinal);
     if (!startedBeforeNamedSteps) {
-      onNode(pods -> pods.createClaims(creation));
+      onNode("create the claims of " + pod, pods -> pods.createClaims(creation));
     }
-    onNode(pods -> pods.createPod(creation));
+    onNode("create pod " + pod + " at revision " + revision, pods -> pods.createPod(creation));
   }
 
   void deletePod(SetKey key, String podName, String reason) {
-    onNode(pods -> pods.deletePod(new PodDeletion(key, podName, reason, node)));
+    onNode("delete pod " + podName + ": " + reason, pods -> pods.deletePod(new PodDeletion(key, podName, reason, node)));
   }
 
   void updateClaims(SetKey key, int ordinal, String podName) {
-    onNode(pods -> pods.updateClaims(new ClaimUpdate(key, ordinal, podName, node)));
+    onNode("update the owners of " + podName + "'s claims",
+        pods -> pods.updateClaims(new ClaimUpdate(key, ordinal, podName, node)));
   }
 
   void deleteClaim(SetKey key, String claimName, String reason) {
-    onNode(pods -> pods.deleteClaim(new ClaimDeletion(key, claimName, reason, node)));
+    onNode("delete claim " + claimName + ": " + reason,
+        pods -> pods.deleteClaim(new ClaimDeletion(key, claimName, reason, node)));
   }
 }
