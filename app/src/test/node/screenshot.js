@@ -1,0 +1,40 @@
+// node screenshot.js URL PNG|- TEXT: renders URL in headless Chromium (Debian's, or $ORDINAL_CHROMIUM), waits
+// until the page's text holds TEXT (the Temporal Web UI loads a history after the page, and keeps
+// long-polling a running workflow's, so "network idle" never comes), saves a screenshot (unless PNG is -)
+// and prints the page's HTML. Used by WebUiScreenshotsIT; puppeteer-core is installed by ./ordinal test.
+const puppeteer = require('puppeteer-core');
+
+(async () => {
+  const [url, png, text] = process.argv.slice(2);
+  const browser = await puppeteer.launch({
+    executablePath: process.env.ORDINAL_CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    // The UI calls the service's codec over HTTPS with the service's own CA.
+    args: ['--no-sandbox', '--disable-gpu', '--ignore-certificate-errors', '--hide-scrollbars'],
+  });
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({width: 1800, height: 1400});
+    await page.goto(url, {waitUntil: 'domcontentloaded'});
+    // A running workflow's current details are read once, at load: the UI's R key reads them again.
+    const deadline = Date.now() + 60000;
+    while (!(await page.evaluate(t => document.body.innerText.includes(t), text))) {
+      if (Date.now() > deadline) {
+        console.error('the page never said "' + text + '"; it says:\n' + (await page.evaluate(() => document.body.innerText)));
+        throw new Error('timed out waiting for "' + text + '" on ' + url);
+      }
+      await new Promise(resolve => setTimeout(resolve, 2000));
+      await page.keyboard.press('r');
+    }
+    await new Promise(resolve => setTimeout(resolve, 1500)); // the rest of the rows and badges
+    if (png !== '-') {
+      await page.screenshot({path: png});
+    }
+    process.stdout.write(await page.content());
+  } finally {
+    await browser.close();
+  }
+})().catch(error => {
+  console.error(error);
+  process.exit(1);
+});
