@@ -11,8 +11,9 @@ import java.util.Arrays;
 import java.util.Map;
 
 /**
- * How Ordinal's meters are exported: its latencies as Prometheus histograms with fixed buckets
- * (aggregatable across instances, unlike client-side percentiles; other timers stay summaries), and
+ * How Ordinal's meters are exported: its latencies as Prometheus histograms with these fixed buckets
+ * only (aggregatable across instances, unlike client-side percentiles; the SDK's reporter asks every
+ * timer for Micrometer's ~70 default buckets, which stay on its own {@code temporal_*} timers), and
  * help texts for the meters workflows record through the SDK's metrics scope, which has none.
  */
 @Factory
@@ -46,7 +47,8 @@ public class MeterConfiguration {
         }
         // A timer's bucket bounds are in nanoseconds.
         double[] nanos = Arrays.stream(seconds).map(s -> Duration.ofMillis(Math.round(s * 1000)).toNanos()).toArray();
-        return DistributionStatisticConfig.builder().serviceLevelObjectives(nanos).build().merge(config);
+        return DistributionStatisticConfig.builder().percentilesHistogram(false).serviceLevelObjectives(nanos).build()
+            .merge(config);
       }
     };
   }

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Per-set gauges, read from the database when {@code /metrics} is scraped (two grouped queries, so a
@@ -26,6 +28,8 @@ import javax.sql.DataSource;
  */
 @Singleton
 public class SetGauges {
+  private static final Logger log = LoggerFactory.getLogger(SetGauges.class);
+  static final int QUERY_TIMEOUT_SECONDS = 5;
   /** The status fields exported, as {@code ordinal_statefulset_status_<name>}. */
   private static final Map<String, String> STATUS_FIELDS = Map.of(
       "replicas", "replicas", "replicas_ready", "readyReplicas", "replicas_available", "availableReplicas",
@@ -59,8 +63,20 @@ public class SetGauges {
         .description("Pods of each StatefulSet that are not terminating, by phase and readiness").register(registry);
   }
 
-  /** Reads the sets and pods now; series of sets that are gone disappear. */
+  /**
+   * Reads the sets and pods now; series of sets that are gone disappear. When the database does not
+   * answer (within {@link #QUERY_TIMEOUT_SECONDS}) the gauges keep their last values and the scrape
+   * goes on: the rest of {@code /metrics} matters most during such an outage.
+   */
   public void refresh() {
+    try {
+      read();
+    } catch (SQLException | RuntimeException e) {
+      log.warn("per-set gauges not refreshed: {}", e.toString());
+    }
+  }
+
+  private void read() throws SQLException {
     List<MultiGauge.Row<?>> desiredRows = new ArrayList<>();
     Map<String, List<MultiGauge.Row<?>>> statusRows = new HashMap<>();
     List<MultiGauge.Row<?>> pausedRows = new ArrayList<>();
@@ -85,8 +101,6 @@ public class SetGauges {
       query(c, PODS, rows -> podRows.add(MultiGauge.Row.of(Tags.of("namespace", rows.getString(1),
           "statefulset", rows.getString(2), "phase", rows.getString(3), "ready", Boolean.toString(rows.getBoolean(4))),
           rows.getLong(5))));
-    } catch (SQLException e) {
-      throw new IllegalStateException("could not read the sets for their metrics", e);
     }
     desired.register(desiredRows, true);
     status.forEach((field, gauge) -> gauge.register(statusRows.getOrDefault(field, List.of()), true));
@@ -100,9 +114,12 @@ public class SetGauges {
   }
 
   private static void query(Connection c, String sql, RowReader reader) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(sql); ResultSet rows = s.executeQuery()) {
-      while (rows.next()) {
-        reader.read(rows);
+    try (PreparedStatement s = c.prepareStatement(sql)) {
+      s.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
+      try (ResultSet rows = s.executeQuery()) {
+        while (rows.next()) {
+          reader.read(rows);
+        }
       }
     }
   }

@@ -47,7 +47,7 @@ public class TemporalFactory {
       @Nullable @Value("${ordinal.temporal.api-key:}") String apiKey, MeterRegistry registry)
       throws IOException, GeneralSecurityException {
     WorkflowServiceStubsOptions.Builder options = WorkflowServiceStubsOptions.newBuilder().setTarget(address)
-        .setMetricsScope(metricsScope(registry));
+        .setMetricsScope(metricsScope(registry)).setHealthCheckAttemptTimeout(TemporalHealthIndicator.TIMEOUT);
     boolean withCa = ca != null && !ca.isBlank();
     boolean withCert = cert != null && !cert.isBlank();
     boolean withApiKey = apiKey != null && !apiKey.isBlank();

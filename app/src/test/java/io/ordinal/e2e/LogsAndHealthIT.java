@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ordinal.store.KubeJson;
 import java.nio.file.Files;
@@ -123,9 +124,17 @@ class LogsAndHealthIT {
     Instant deadline = Instant.now().plus(TIMEOUT);
     while (true) {
       List<JsonNode> parsed = new ArrayList<>();
-      for (String line : lines(file)) {
-        if (!line.isBlank()) {
-          parsed.add(KubeJson.JSON.readTree(line)); // every line is one JSON object, or this throws
+      List<String> lines = lines(file);
+      for (int i = 0; i < lines.size(); i++) {
+        String line = lines.get(i);
+        if (line.isBlank()) {
+          continue;
+        }
+        try {
+          parsed.add(KubeJson.JSON.readTree(line));
+        } catch (JsonProcessingException e) {
+          // Every line is one JSON object; only the last may be caught half written.
+          assertEquals(lines.size() - 1, i, "line " + (i + 1) + " of " + file + " is not JSON: " + line);
         }
       }
       Optional<JsonNode> found = parsed.stream().filter(wanted).findFirst();

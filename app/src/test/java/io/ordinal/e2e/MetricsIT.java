@@ -87,12 +87,15 @@ class MetricsIT {
     assertEquals(200, api.post(Paths.set(ns, "web") + "/rollout/pause", null, null).code());
     awaitScrape("the paused rollout", m -> m.sum("ordinal_statefulset_rollout_paused", set) == 1);
 
-    // The SDK's own meters are in the same registry, and so are the JVM's.
-    assertTrue(rolled.sum("temporal_workflow_completed_total", Map.of("workflow_type", "OperationWorkflow")) >= 2,
-        "no completed OperationWorkflow among the SDK's meters");
+    // The SDK's own meters are in the same registry (reported with the next flush), and so are the JVM's.
+    awaitScrape("the SDK's completed OperationWorkflows",
+        m -> m.sum("temporal_workflow_completed_total", Map.of("workflow_type", "OperationWorkflow")) >= 2);
     assertTrue(rolled.has("temporal_workflow_task_execution_latency_seconds_count"));
     assertTrue(rolled.has("jvm_memory_used_bytes"));
     assertEquals("histogram", rolled.type("ordinal_step_latency_seconds"));
+    // The fixed buckets only (12 and +Inf), not Micrometer's default ~70 on top.
+    assertEquals(13, rolled.samples().stream().filter(s -> s.name().equals("ordinal_step_latency_seconds_bucket")
+        && s.labels().entrySet().containsAll(rollout.entrySet())).count());
     assertEquals("counter", rolled.type("ordinal_operations_started_total"));
   }
 
@@ -109,14 +112,16 @@ class MetricsIT {
 
   @Test
   void openWatchesAreCountedWhileTheyLast(@Namespace String ns) throws Exception {
-    Map<String, String> pods = Map.of("resource", "pods");
-    double before = scrape().sum("ordinal_api_watches", pods);
-    HttpResponse<InputStream> watch = api.client().send(api.request(Paths.core(ns, "pods?watch=true")).GET().build(),
+    // Controller revisions: a resource no other test of the shared service watches.
+    Map<String, String> revisions = Map.of("resource", "controllerrevisions");
+    double before = scrape().sum("ordinal_api_watches", revisions);
+    HttpResponse<InputStream> watch = api.client().send(
+        api.request("/apis/apps/v1/namespaces/" + ns + "/controllerrevisions?watch=true").GET().build(),
         HttpResponse.BodyHandlers.ofInputStream());
     assertEquals(200, watch.statusCode());
-    awaitScrape("the open watch", m -> m.sum("ordinal_api_watches", pods) == before + 1);
+    awaitScrape("the open watch", m -> m.sum("ordinal_api_watches", revisions) == before + 1);
     watch.body().close();
-    awaitScrape("the closed watch", m -> m.sum("ordinal_api_watches", pods) == before);
+    awaitScrape("the closed watch", m -> m.sum("ordinal_api_watches", revisions) == before);
   }
 
   @Test

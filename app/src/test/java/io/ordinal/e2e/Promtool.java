@@ -2,6 +2,7 @@ package io.ordinal.e2e;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,19 +43,19 @@ final class Promtool {
   private static Result run(String stdin, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(binary().toString()));
     command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    if (stdin != null) {
-      try (var in = process.getOutputStream()) {
+    Path output = Files.createTempFile("promtool", ".out");
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+    try (var in = process.getOutputStream()) {
+      if (stdin != null) {
         in.write(stdin.getBytes(StandardCharsets.UTF_8));
       }
-    } else {
-      process.getOutputStream().close();
     }
-    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
       throw new IllegalStateException("promtool " + String.join(" ", args) + " did not finish in 60 s");
     }
-    return new Result(process.exitValue(), output);
+    String text = Files.readString(output);
+    Files.delete(output);
+    return new Result(process.exitValue(), text);
   }
 }

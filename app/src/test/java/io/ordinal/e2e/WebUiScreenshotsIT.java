@@ -23,11 +23,17 @@ import org.junit.jupiter.api.Test;
 /**
  * The Temporal Web UI telling an operation's story, as headless Chromium renders it: a rollout, a
  * paused rollout and a forced rollback (an undo that replaces a pod stuck on a broken revision). The
- * rendered pages must show the steps' summaries and the operation's details; the screenshots go to
- * docs/screenshots, where the README shows them.
+ * rendered pages must show the steps' summaries and the operation's details; the README shows the
+ * screenshots (docs/screenshots, see {@link #SCREENSHOTS}).
  */
 class WebUiScreenshotsIT {
-  static final Path SCREENSHOTS = Path.of("..", "docs", "screenshots").toAbsolutePath().normalize();
+  /**
+   * Where the screenshots go: target/screenshots, or the README's docs/screenshots when
+   * {@code ORDINAL_SCREENSHOTS} names it (to refresh them: {@code ORDINAL_SCREENSHOTS=../docs/screenshots
+   * ./ordinal mvn verify -pl app -am -Dit.test=WebUiScreenshotsIT -Dtest=NoSuchTest -Dsurefire.failIfNoSpecifiedTests=false}).
+   */
+  static final Path SCREENSHOTS = Path.of(System.getenv().getOrDefault("ORDINAL_SCREENSHOTS", "target/screenshots"))
+      .toAbsolutePath().normalize();
   static final Duration TIMEOUT = Duration.ofSeconds(90);
   static final String NS = "shop";
 
@@ -105,16 +111,18 @@ class WebUiScreenshotsIT {
     if (modules == null || modules.isBlank()) {
       throw new IllegalStateException("ORDINAL_NODE_PATH is not set: run the tests through ./ordinal test, which installs puppeteer-core");
     }
+    Path html = Files.createTempFile("page", ".html");
     ProcessBuilder builder = new ProcessBuilder("node", SCRIPT.toString(), url, png, text)
-        .redirectError(ProcessBuilder.Redirect.INHERIT);
+        .redirectError(ProcessBuilder.Redirect.INHERIT).redirectOutput(html.toFile());
     builder.environment().put("NODE_PATH", modules);
     Process process = builder.start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!process.waitFor(120, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
       throw new IllegalStateException("the browser did not finish rendering " + url);
     }
     assertEquals(0, process.exitValue(), "no \"" + text + "\" on " + url);
+    String out = Files.readString(html);
+    Files.delete(html);
     return out;
   }
 }

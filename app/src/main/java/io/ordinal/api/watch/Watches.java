@@ -70,9 +70,12 @@ public class Watches {
     this.registry = registry;
   }
 
-  /** The gauge of open watches of {@code resource}, registered at its first watch. */
+  /**
+   * The gauge of open watches of {@code resource} (a table's name: labelled as the API's resource,
+   * {@code controller_revisions} as {@code controllerrevisions}), registered at its first watch.
+   */
   private AtomicInteger open(String resource) {
-    return openWatches.computeIfAbsent(resource, r -> {
+    return openWatches.computeIfAbsent(resource.replace("_", ""), r -> {
       AtomicInteger count = new AtomicInteger();
       Gauge.builder("ordinal.api.watches", count, AtomicInteger::get).description("Open watches, by resource")
           .tag("resource", r).register(registry);
