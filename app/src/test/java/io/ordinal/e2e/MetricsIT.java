@@ -54,8 +54,12 @@ class MetricsIT {
 
     api.createSet(ns, Manifests.web("web", 3, 0, Map.of()));
     api.awaitConverged(ns, "web", 3, TIMEOUT);
-    Exposition scaled = awaitScrape("the scale's completion", m ->
-        m.sum("ordinal_operations_completed_total", with(scale, "result", "converged")) == 1);
+    // Both counters, not the completion alone: the SDK's reporter writes its counters into the registry
+    // one scope after another, and a scrape can land between the two, a short scale's in the same flush.
+    Exposition scaled = awaitScrape("the scale's start and completion", m ->
+        m.sum("ordinal_operations_completed_total", with(scale, "result", "converged")) >= 1
+            && m.sum("ordinal_operations_started_total", scale) >= 1);
+    assertEquals(1, scaled.sum("ordinal_operations_completed_total", with(scale, "result", "converged")));
     assertEquals(1, scaled.sum("ordinal_operations_started_total", scale));
     assertEquals(0, scaled.sum("ordinal_operations_failed_total", set));
     assertEquals(1, scaled.sum("ordinal_operation_duration_seconds_count", scale));
@@ -75,8 +79,10 @@ class MetricsIT {
     String revision = api.set(ns, "web").at("/status/currentRevision").asText();
     api.setImage(ns, "web", "k8s.gcr.io/nginx-slim:0.9");
     api.awaitRolledOut(ns, 3, revision);
-    Exposition rolled = awaitScrape("the rollout's completion", m ->
-        m.sum("ordinal_operations_completed_total", with(rollout, "result", "converged")) == 1);
+    Exposition rolled = awaitScrape("the rollout's start and completion", m ->
+        m.sum("ordinal_operations_completed_total", with(rollout, "result", "converged")) >= 1
+            && m.sum("ordinal_operations_started_total", rollout) >= 1);
+    assertEquals(1, rolled.sum("ordinal_operations_completed_total", with(rollout, "result", "converged")));
     assertEquals(1, rolled.sum("ordinal_operations_started_total", rollout));
     assertEquals(1, rolled.sum("ordinal_operation_duration_seconds_count", rollout));
     // web-2 is replaced first (no wait), then web-1 once web-2 is available, then web-0 once web-1 is.
