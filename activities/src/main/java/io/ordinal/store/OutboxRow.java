@@ -14,4 +14,5 @@ public record OutboxRow(
     String name,
     long generation,
     @Nullable String requestedBy,
-    @Nullable Instant createdAt) {}
+    @Nullable Instant createdAt,
+    @Nullable String traceparent) {}

@@ -77,9 +77,10 @@ public final class Repositories {
   @JdbcRepository(dialect = Dialect.POSTGRES)
   public interface ControllerOutbox extends CrudRepository<OutboxRow, Long> {
     @Query("""
-        INSERT INTO controller_outbox (namespace, name, generation, requested_by)
-        VALUES (:namespace, :name, :generation, :requestedBy)""")
-    void enqueue(String namespace, String name, long generation, @Nullable String requestedBy);
+        INSERT INTO controller_outbox (namespace, name, generation, requested_by, traceparent)
+        VALUES (:namespace, :name, :generation, :requestedBy, :traceparent)""")
+    void enqueue(String namespace, String name, long generation, @Nullable String requestedBy,
+        @Nullable String traceparent);
 
     @Query("SELECT * FROM controller_outbox ORDER BY id LIMIT :limit")
     List<OutboxRow> oldest(int limit);

@@ -21,6 +21,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import javax.sql.DataSource;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
+import io.ordinal.tracing.Tracing;
 import org.postgresql.PGConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +47,7 @@ public class ControllerOutboxDrain {
   private final SetSignals signals;
   private final DataSource dataSource;
   private final boolean held;
+  private final Tracing tracing;
   private final ExecutorService senders = Executors.newVirtualThreadPerTaskExecutor();
   private volatile boolean running = true;
   private Thread drainer;
@@ -51,11 +57,12 @@ public class ControllerOutboxDrain {
    *     each write's commit ({@code ORDINAL_OUTBOX_HOLD=true})
    */
   public ControllerOutboxDrain(Repositories.ControllerOutbox outbox, SetSignals signals, DataSource dataSource,
-      DataSourceResolver resolver, @Value("${ordinal.outbox.hold:false}") boolean held) {
+      DataSourceResolver resolver, @Value("${ordinal.outbox.hold:false}") boolean held, Tracing tracing) {
     this.outbox = outbox;
     this.signals = signals;
     this.dataSource = resolver.resolve(dataSource); // LISTEN lives outside any transaction
     this.held = held;
+    this.tracing = tracing;
   }
 
   /** Starts draining (once the worker runs, so that the signals it sends are taken up at once). */
@@ -139,12 +146,32 @@ public class ControllerOutboxDrain {
   /** One set's queued changes, oldest first, each signalled with who made it; false at the first failure. */
   private boolean send(SetKey key, List<OutboxRow> queued) {
     for (OutboxRow row : queued) {
-      if (!signals.specChanged(key, row.generation(), row.requestedBy())) {
+      if (!signalInItsTrace(key, row)) {
         return false;
       }
       outbox.sent(key.namespace(), key.name(), row.id());
     }
     return true;
+  }
+
+  /** The signal, as a span of the trace of the request that queued it (when tracing is on and it had one). */
+  private boolean signalInItsTrace(SetKey key, OutboxRow row) {
+    Span span = tracing.tracer().spanBuilder("controller outbox: specChanged " + key)
+        .setParent(tracing.fromTraceparent(row.traceparent()))
+        .setSpanKind(SpanKind.PRODUCER)
+        .setAttribute("k8s.namespace.name", key.namespace())
+        .setAttribute("k8s.statefulset.name", key.name())
+        .setAttribute("ordinal.generation", row.generation())
+        .startSpan();
+    try (Scope ignored = span.makeCurrent()) {
+      boolean sent = signals.specChanged(key, row.generation(), row.requestedBy());
+      if (!sent) {
+        span.setStatus(StatusCode.ERROR, "Temporal did not take the signal; tried again later");
+      }
+      return sent;
+    } finally {
+      span.end();
+    }
   }
 
   private void sleep() {

@@ -25,6 +25,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import io.opentelemetry.context.Context;
+import io.ordinal.tracing.Tracing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +40,8 @@ import org.slf4j.LoggerFactory;
 public class SetSignals implements PodEvents {
   private static final Logger log = LoggerFactory.getLogger(SetSignals.class);
   private static final Duration PAUSE_FENCE_TIMEOUT = Duration.ofSeconds(10);
-  private static final ExecutorService FENCES =
-      Executors.newVirtualThreadPerTaskExecutor();
+  /** Each fence runs in the trace of the request that paused (the Temporal client's interceptor reads it). */
+  private static final ExecutorService FENCES = Context.taskWrapping(Executors.newVirtualThreadPerTaskExecutor());
   private static final ExecutorService WAKERS = Executors.newVirtualThreadPerTaskExecutor();
   /** Pod names are never empty: the value of a set whose wake is in flight with no change since. */
   private static final String NOTHING_PENDING = "";
@@ -48,19 +50,22 @@ public class SetSignals implements PodEvents {
   private final WorkflowClient client;
   private final StatefulSetStore sets;
   private final Repositories.ControllerOutbox outbox;
+  private final Tracing tracing;
 
-  public SetSignals(WorkflowClient client, StatefulSetStore sets, Repositories.ControllerOutbox outbox) {
+  public SetSignals(WorkflowClient client, StatefulSetStore sets, Repositories.ControllerOutbox outbox, Tracing tracing) {
     this.client = client;
     this.sets = sets;
     this.outbox = outbox;
+    this.tracing = tracing;
   }
 
   /**
-   * Queues the news of a spec change for the set's controller, with who made it: call it inside the
-   * transaction of the change, so that both commit or neither does.
+   * Queues the news of a spec change for the set's controller, with who made it and the request's
+   * trace: call it inside the transaction of the change, so that both commit or neither does.
    */
   public void queueSpecChange(SetKey key, long generation) {
-    outbox.enqueue(key.namespace(), key.name(), generation, AuditContext.currentUser().orElse(null));
+    outbox.enqueue(key.namespace(), key.name(), generation, AuditContext.currentUser().orElse(null),
+        tracing.traceparent());
     audited(key.controllerWorkflowId(), "specChanged");
   }
 

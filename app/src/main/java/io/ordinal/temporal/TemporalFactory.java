@@ -24,6 +24,13 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
+import io.opentelemetry.opentracingshim.OpenTracingShim;
+import io.ordinal.tracing.Tracing;
+import io.temporal.common.interceptors.WorkerInterceptor;
+import io.temporal.opentracing.OpenTracingClientInterceptor;
+import io.temporal.opentracing.OpenTracingOptions;
+import io.temporal.opentracing.OpenTracingWorkerInterceptor;
+import java.util.List;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 
@@ -95,16 +102,34 @@ public class TemporalFactory {
 
   @Singleton
   WorkflowClient workflowClient(WorkflowServiceStubs stubs, @Value("${temporal.namespace:default}") String namespace,
-      ThisNode node) {
+      ThisNode node, Tracing tracing) {
     // The SDK's default, pid@host, with the node's name: the Web UI then says which instance ran each task.
-    return WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(namespace)
+    WorkflowClientOptions.Builder options = WorkflowClientOptions.newBuilder().setNamespace(namespace)
         .setIdentity(ProcessHandle.current().pid() + "@" + node.name())
-        .setDataConverter(LargePayloadCodec.dataConverter()).build());
+        .setDataConverter(LargePayloadCodec.dataConverter());
+    if (Tracing.enabled()) {
+      options.setInterceptors(new OpenTracingClientInterceptor(openTracing(tracing)));
+    }
+    return WorkflowClient.newInstance(stubs, options.build());
   }
 
   @Singleton
-  WorkerFactory workerFactory(WorkflowClient client) {
-    return WorkerFactory.newInstance(client,
-        WorkerFactoryOptions.newBuilder().setUsingVirtualWorkflowThreads(true).setWorkerInterceptors(new LogContext()).build());
+  WorkerFactory workerFactory(WorkflowClient client, Tracing tracing) {
+    // The last interceptor is the outermost: the tracing one opens a signal's span before SpecChangeTraces reads it.
+    List<WorkerInterceptor> interceptors = Tracing.enabled()
+        ? List.of(new LogContext(), new SpecChangeTraces(openTracing(tracing).getTracer()),
+            new OpenTracingWorkerInterceptor(openTracing(tracing)))
+        : List.of(new LogContext());
+    return WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder().setUsingVirtualWorkflowThreads(true)
+        .setWorkerInterceptors(interceptors.toArray(WorkerInterceptor[]::new)).build());
+  }
+
+  /**
+   * The Temporal SDK's tracing interceptors speak OpenTracing: OpenTelemetry's shim carries their
+   * spans (StartWorkflow, SignalWithStartWorkflow, RunWorkflow, StartActivity, RunActivity...) into
+   * the same traces as the API's, their context travelling in each call's Temporal headers.
+   */
+  private static OpenTracingOptions openTracing(Tracing tracing) {
+    return OpenTracingOptions.newBuilder().setTracer(OpenTracingShim.createTracerShim(tracing.openTelemetry())).build();
   }
 }
