@@ -37,8 +37,14 @@ public class Tracing {
       "otel.logs.exporter", "none",
       "otel.exporter.otlp.protocol", "http/protobuf");
 
-  /** Whether the settings ask for traces (the service's own environment, or system properties). */
+  /** Whether the settings ask for traces (the service's own environment, or system properties): read once. */
+  private static final boolean ENABLED = fromSettings();
+
   public static boolean enabled() {
+    return ENABLED;
+  }
+
+  private static boolean fromSettings() {
     if ("true".equalsIgnoreCase(setting("otel.sdk.disabled"))) {
       return false;
     }

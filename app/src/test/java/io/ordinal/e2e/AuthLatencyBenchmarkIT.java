@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
  * What authentication and authorization cost a request, end to end through HTTPS: the same GET of
  * a StatefulSet by callers whose checks differ — the admin token (system:masters, matched by the
  * first cluster role binding), a token user bound to view by a RoleBinding among
- * {@code ordinal.bench.bindings} (default 500) other bindings and roles, an OIDC-less service so
+ * {@code ordinal.bench.bindings} (default 500; 50 in the test suite's smoke run) other bindings and roles, an OIDC-less service so
  * no JWT work — and {@code /version} anonymously and as admin (no object read: the request's
- * floor). {@code ordinal.bench.requests} (default 2000) requests each, after 200 of warm-up.
+ * floor). {@code ordinal.bench.requests} (default 2000; 300 in the smoke run) requests each, after 200 of warm-up.
  * Report: {@code app/target/benchmarks/auth-latency.md}. The in-process cost of the decision alone
  * is in {@code auth-decision.md} (AuthorizationDecisionBenchmarkTest).
  */
@@ -29,8 +29,8 @@ class AuthLatencyBenchmarkIT {
 
   @Test
   void requestLatencyByKindOfCaller(@Namespace String ns) throws Exception {
-    int requests = Integer.getInteger("ordinal.bench.requests", 2000);
-    int bindings = Integer.getInteger("ordinal.bench.bindings", 500);
+    int requests = Integer.getInteger("ordinal.bench.requests", Bench.size(300, 2000));
+    int bindings = Integer.getInteger("ordinal.bench.bindings", Bench.size(50, 500));
     api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
     for (int i = 0; i < bindings; i++) {
       String other = "bench-" + i;

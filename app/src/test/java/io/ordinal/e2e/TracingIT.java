@@ -60,8 +60,8 @@ class TracingIT {
 
     List<OtlpReceiver.Span> path = awaitPath(create[1], "RunActivity:CreatePod");
     assertEquals(List.of("POST", "controller outbox: specChanged traced/web", "SignalWithStartWorkflow:StatefulSetControllerWorkflow",
-        "HandleSignal:specChanged", "StartChildWorkflow:OperationWorkflow", "RunWorkflow:OperationWorkflow"),
-        names(path).subList(0, 6), "the path from the request to a pod's creation: " + names(path));
+        "HandleSignal:specChanged", "StartChildWorkflow:OperationWorkflow", "RunWorkflow:OperationWorkflow",
+        "StartActivity:CreatePod", "RunActivity:CreatePod"), names(path), "the path from the request to a pod's creation");
     OtlpReceiver.Span server = path.get(0);
     assertEquals(create[2], server.parentSpanId(), "the request's span is the caller's child");
     assertEquals("SPAN_KIND_SERVER", server.kind());
@@ -70,7 +70,7 @@ class TracingIT {
     assertEquals("statefulsets", server.attributes().get("k8s.resource"));
     assertEquals("traced", server.attributes().get("k8s.namespace.name"));
     assertEquals("201", server.attributes().get("http.response.status_code"));
-    assertTrue(server.name().startsWith("POST /apis/apps/v1/namespaces/"), server.name());
+    assertEquals("POST /apis/apps/v1/namespaces/{namespace}/statefulsets", server.name());
 
     // A later change reaches the operation it starts, though the controller's own run began with the create.
     String revision = tracedApi.set("traced", "web").at("/status/currentRevision").asText();

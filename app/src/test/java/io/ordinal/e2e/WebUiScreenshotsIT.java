@@ -44,7 +44,7 @@ class WebUiScreenshotsIT {
         "ORDINAL_TEMPORAL_UI_PORT", Integer.toString(uiPort)))) {
       service.start();
       Api api = service.api();
-      ObjectNode set = Manifests.web("web", 3, 2, Map.of());
+      ObjectNode set = Manifests.web("web", 3, 1, Map.of());
       ((ObjectNode) set.at("/metadata/annotations")).put("ordinal.io/progress-deadline-seconds", "5");
       api.createSet(NS, set);
       String first = api.awaitConverged(NS, "web", 3, TIMEOUT).at("/status/currentRevision").asText();
@@ -54,7 +54,7 @@ class WebUiScreenshotsIT {
       String rollout = page(service, uiPort, "OrdinalOperation = 'rollout'");
       // The page shows the steps' summaries and what each wait was for.
       String html = shoot(rollout, "rollout.png", "create pod web-0 at revision " + second);
-      assertTrue(html.contains("to be Ready for minReadySeconds=2"), "the rollout's waits have no summaries");
+      assertTrue(html.contains("to be Ready for minReadySeconds=1"), "the rollout's waits have no summaries");
 
       api.setImage(NS, "web", "registry.k8s.io/nginx-slim:0.10");
       api.await(Paths.set(NS, "web") + "/status", TIMEOUT, r -> r.json().at("/status/updatedReplicas").asInt() >= 1);
