@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.temporal.api.common.v1.Header;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -50,7 +52,7 @@ class TracingIT {
   }
 
   @Test
-  void aRequestsTraceRunsThroughTheOutboxIntoTheOperationAndItsActivities() {
+  void aRequestsTraceRunsThroughTheOutboxIntoTheOperationAndItsActivities() throws Exception {
     Api tracedApi = traced.api();
     String[] create = traceparent();
     Api.Reply created = tracedApi.send("POST", Paths.sets("traced"), "application/json",
@@ -71,6 +73,9 @@ class TracingIT {
     assertEquals("traced", server.attributes().get("k8s.namespace.name"));
     assertEquals("201", server.attributes().get("http.response.status_code"));
     assertEquals("POST /apis/apps/v1/namespaces/{namespace}/statefulsets", server.name());
+    // The log lines of the work the request caused carry its trace.
+    String createdLine = awaitLogLine(line -> line.contains("create Pod web-0 ") && line.contains("set=traced/web"));
+    assertTrue(createdLine.contains("trace_id=" + create[1]), createdLine);
 
     // A later change reaches the operation it starts, though the controller's own run began with the create.
     String revision = tracedApi.set("traced", "web").at("/status/currentRevision").asText();
@@ -133,6 +138,19 @@ class TracingIT {
       }
       assertTrue(Instant.now().isBefore(deadline), "no path from the request to " + last + " in trace " + traceId
           + ": " + trace.stream().map(s -> s.name() + " " + s.spanId() + " <- " + s.parentSpanId()).toList());
+      Api.sleep(200);
+    }
+  }
+
+  private static String awaitLogLine(java.util.function.Predicate<String> wanted) throws Exception {
+    Path file = traced.dataDir.resolve("ordinal.log");
+    Instant deadline = Instant.now().plus(TIMEOUT);
+    while (true) {
+      Optional<String> line = Files.readAllLines(file).stream().filter(wanted).findFirst();
+      if (line.isPresent()) {
+        return line.get();
+      }
+      assertTrue(Instant.now().isBefore(deadline), "no such line in " + file);
       Api.sleep(200);
     }
   }
