@@ -115,9 +115,9 @@ public class TemporalFactory {
 
   @Singleton
   WorkerFactory workerFactory(WorkflowClient client, Tracing tracing) {
-    // The last interceptor is the outermost: the tracing one opens a signal's span before SpecChangeTraces reads it.
+    // The last interceptor is the outermost: the tracing one opens a signal's span before ControllerTraces reads it.
     List<WorkerInterceptor> interceptors = Tracing.enabled()
-        ? List.of(new LogContext(), new SpecChangeTraces(openTracing(tracing).getTracer()),
+        ? List.of(new LogContext(), new ControllerTraces(openTracing(tracing).getTracer()),
             new OpenTracingWorkerInterceptor(openTracing(tracing)))
         : List.of(new LogContext());
     return WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder().setUsingVirtualWorkflowThreads(true)

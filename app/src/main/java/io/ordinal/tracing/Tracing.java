@@ -72,6 +72,7 @@ public class Tracing {
         .addPropertiesSupplier(() -> DEFAULTS)
         .addResourceCustomizer((resource, config) -> resource.merge(Resource.create(Attributes.of(
             AttributeKey.stringKey("service.instance.id"), node.name()))))
+        .disableShutdownHook() // closed with the service's context, after the worker (its own hook would race it)
         .build().getOpenTelemetrySdk()
         : OpenTelemetry.noop();
     this.tracer = openTelemetry.getTracer(SCOPE);

@@ -19,6 +19,7 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 import io.ordinal.auth.AuthenticationFilter;
 import io.ordinal.auth.RequestAttributes;
 import io.ordinal.auth.User;
+import java.util.Set;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 
@@ -28,6 +29,8 @@ import reactor.core.publisher.Flux;
  * the request (the blocking pool included), so the Temporal client's interceptor and the controller
  * outbox carry it on into the workflows. Named as OpenTelemetry's HTTP conventions say
  * ({@code METHOD route}) with the Kubernetes verb, resource and user as attributes, like the audit log.
+ * A watch's or a stream's span ends when its response starts: it covers the request, not the hours
+ * the connection may stay open.
  */
 @Filter(Filter.MATCH_ALL_PATTERN)
 public class TracingFilter implements HttpServerFilter {
@@ -43,6 +46,8 @@ public class TracingFilter implements HttpServerFilter {
     }
   };
 
+  /** Probes and scrapes: a trace each, every few seconds, would bury the requests worth tracing. */
+  private static final Set<String> UNTRACED = Set.of("/health", "/livez", "/readyz", "/metrics");
   private final Tracing tracing;
 
   public TracingFilter(Tracing tracing) {
@@ -56,7 +61,7 @@ public class TracingFilter implements HttpServerFilter {
 
   @Override
   public Publisher<MutableHttpResponse<?>> doFilter(HttpRequest<?> request, ServerFilterChain chain) {
-    if (!Tracing.enabled()) {
+    if (!Tracing.enabled() || UNTRACED.contains(request.getPath())) {
       return chain.proceed(request);
     }
     Context parent = tracing.openTelemetry().getPropagators().getTextMapPropagator()
@@ -66,15 +71,24 @@ public class TracingFilter implements HttpServerFilter {
         .setAttribute("url.path", request.getPath())
         .startSpan();
     Context context = parent.with(span);
+    Publisher<MutableHttpResponse<?>> response;
+    // The chain takes the propagated context as it is called, here, not when the response is subscribed to.
     try (PropagatedContext.Scope ignored = PropagatedContext.getOrEmpty().plus(new CurrentContext(context)).propagate()) {
-      return Flux.from(chain.proceed(request))
-          .doOnNext(response -> describe(span, request, response.code()))
-          .doOnError(error -> {
-            span.recordException(error);
-            span.setStatus(StatusCode.ERROR);
-          })
-          .doFinally(signal -> span.end());
+      response = chain.proceed(request);
+    } catch (RuntimeException e) {
+      failed(span, e);
+      span.end();
+      throw e;
     }
+    return Flux.from(response)
+        .doOnNext(reply -> describe(span, request, reply.code()))
+        .doOnError(error -> failed(span, error))
+        .doFinally(signal -> span.end());
+  }
+
+  private static void failed(Span span, Throwable error) {
+    span.recordException(error);
+    span.setStatus(StatusCode.ERROR);
   }
 
   /** What the request turned out to be, once the router and authentication have said. */

@@ -54,6 +54,8 @@ class TracingIT {
   @Test
   void aRequestsTraceRunsThroughTheOutboxIntoTheOperationAndItsActivities() throws Exception {
     Api tracedApi = traced.api();
+    String[] probe = traceparent();
+    assertEquals(200, tracedApi.send("GET", "/health", null, null, null, "traceparent", probe[0]).code());
     String[] create = traceparent();
     Api.Reply created = tracedApi.send("POST", Paths.sets("traced"), "application/json",
         Manifests.json(Manifests.web("web", 2, 0, Map.of())), null, "traceparent", create[0]);
@@ -73,6 +75,9 @@ class TracingIT {
     assertEquals("traced", server.attributes().get("k8s.namespace.name"));
     assertEquals("201", server.attributes().get("http.response.status_code"));
     assertEquals("POST /apis/apps/v1/namespaces/{namespace}/statefulsets", server.name());
+    // The controller's own work for the change (observing the set, its status) is in the change's trace
+    // too, under the signal: no span hangs under the controller's run, which lasts as long as the set.
+    awaitCompleteTree(create[1], create[2]);
     // The log lines of the work the request caused carry its trace.
     String createdLine = awaitLogLine(line -> line.contains("create Pod web-0 ") && line.contains("set=traced/web"));
     assertTrue(createdLine.contains("trace_id=" + create[1]), createdLine);
@@ -89,6 +94,8 @@ class TracingIT {
         "StartChildWorkflow:OperationWorkflow", "RunWorkflow:OperationWorkflow")), names(rolled).toString());
     assertEquals("patch", rolled.get(0).attributes().get("k8s.verb"));
     assertEquals(rollout[2], rolled.get(0).parentSpanId());
+    awaitCompleteTree(rollout[1], rollout[2]);
+    assertEquals(List.of(), spansOf(probe[1]), "probes are not traced");
   }
 
   @Test
@@ -118,11 +125,32 @@ class TracingIT {
     return new String[] {"00-" + traceId + "-" + spanId + "-01", traceId, spanId};
   }
 
+  private static List<OtlpReceiver.Span> spansOf(String traceId) {
+    return receiver.spans().stream().filter(s -> s.traceId().equals(traceId)).toList();
+  }
+
+  /** Waits until every span of the trace is received and has its parent there (the first: the caller's span). */
+  private static void awaitCompleteTree(String traceId, String callerSpanId) {
+    Instant deadline = Instant.now().plusSeconds(20);
+    while (true) {
+      List<OtlpReceiver.Span> trace = spansOf(traceId);
+      List<String> ids = new ArrayList<>(trace.stream().map(OtlpReceiver.Span::spanId).toList());
+      ids.add(callerSpanId);
+      List<String> orphans = trace.stream().filter(s -> !ids.contains(s.parentSpanId()))
+          .map(s -> s.name() + " <- " + s.parentSpanId()).toList();
+      if (orphans.isEmpty()) {
+        return;
+      }
+      assertTrue(Instant.now().isBefore(deadline), "spans of trace " + traceId + " whose parent never came: " + orphans);
+      Api.sleep(200);
+    }
+  }
+
   /** The spans from the trace's first to a span named {@code last}, parent before child, once all are received. */
   private static List<OtlpReceiver.Span> awaitPath(String traceId, String last) {
     Instant deadline = Instant.now().plusSeconds(30);
     while (true) {
-      List<OtlpReceiver.Span> trace = receiver.spans().stream().filter(s -> s.traceId().equals(traceId)).toList();
+      List<OtlpReceiver.Span> trace = spansOf(traceId);
       Map<String, OtlpReceiver.Span> byId = trace.stream()
           .collect(Collectors.toMap(OtlpReceiver.Span::spanId, s -> s, (a, b) -> a));
       for (OtlpReceiver.Span leaf : trace.stream().filter(s -> s.name().equals(last)).toList()) {
