@@ -1,11 +1,13 @@
 package io.ordinal.temporal;
 
 import io.micronaut.scheduling.annotation.Scheduled;
+import io.opentelemetry.context.Context;
 import io.ordinal.audit.AuditContext;
 import io.ordinal.driver.PodEvents;
 import io.ordinal.model.SetKey;
 import io.ordinal.store.Repositories;
 import io.ordinal.store.StatefulSetStore;
+import io.ordinal.tracing.Tracing;
 import io.ordinal.workflow.ControllerInput;
 import io.ordinal.workflow.Operation;
 import io.ordinal.workflow.OperationWorkflow;
@@ -25,8 +27,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import io.opentelemetry.context.Context;
-import io.ordinal.tracing.Tracing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -7,32 +7,32 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.context.annotation.Factory;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
+import io.opentelemetry.opentracingshim.OpenTracingShim;
 import io.ordinal.node.ThisNode;
 import io.ordinal.runtime.ServingTls;
-import io.temporal.serviceclient.SimpleSslContextBuilder;
-import java.io.IOException;
-import java.io.ByteArrayInputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import javax.net.ssl.TrustManagerFactory;
+import io.ordinal.tracing.Tracing;
 import io.ordinal.workflow.LargePayloadCodec;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
+import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
+import io.temporal.opentracing.OpenTracingClientInterceptor;
+import io.temporal.opentracing.OpenTracingOptions;
+import io.temporal.opentracing.OpenTracingWorkerInterceptor;
+import io.temporal.serviceclient.SimpleSslContextBuilder;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
-import io.opentelemetry.opentracingshim.OpenTracingShim;
-import io.ordinal.tracing.Tracing;
-import io.temporal.common.interceptors.WorkerInterceptor;
-import io.temporal.opentracing.OpenTracingClientInterceptor;
-import io.temporal.opentracing.OpenTracingOptions;
-import io.temporal.opentracing.OpenTracingWorkerInterceptor;
-import java.util.List;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.util.List;
+import javax.net.ssl.TrustManagerFactory;
 
 @Factory
 public class TemporalFactory {
@@ -116,10 +116,12 @@ public class TemporalFactory {
   @Singleton
   WorkerFactory workerFactory(WorkflowClient client, Tracing tracing) {
     // The last interceptor is the outermost: the tracing one opens a signal's span before ControllerTraces reads it.
-    List<WorkerInterceptor> interceptors = Tracing.enabled()
-        ? List.of(new LogContext(), new ControllerTraces(openTracing(tracing).getTracer()),
-            new OpenTracingWorkerInterceptor(openTracing(tracing)))
-        : List.of(new LogContext());
+    List<WorkerInterceptor> interceptors = List.of(new LogContext());
+    if (Tracing.enabled()) {
+      OpenTracingOptions options = openTracing(tracing);
+      interceptors = List.of(new LogContext(), new ControllerTraces(options.getTracer()),
+          new OpenTracingWorkerInterceptor(options));
+    }
     return WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder().setUsingVirtualWorkflowThreads(true)
         .setWorkerInterceptors(interceptors.toArray(WorkerInterceptor[]::new)).build());
   }
