@@ -162,14 +162,17 @@ final class OrdinalService implements AutoCloseable {
     }
     if (classArchive) {
       // As ./ordinal server: the classes a start loaded, archived in the data dir (AppCDS), for the next start.
-      command.addAll(List.of("-XX:SharedArchiveFile=" + dataDir.resolve("ordinal.jsa"), "-XX:+AutoCreateSharedArchive",
-          "-Xlog:cds=off", "-Xlog:cds+dynamic=off"));
+      command.addAll(List.of("-XX:SharedArchiveFile=" + dataDir.resolve("ordinal.jsa"), "-XX:+AutoCreateSharedArchive"));
+      command.addAll(QUIET_CLASS_ARCHIVE);
     } else if (trainingArchive != null) {
-      command.addAll(List.of("-XX:ArchiveClassesAtExit=" + trainingArchive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off"));
+      command.add("-XX:ArchiveClassesAtExit=" + trainingArchive);
+      command.addAll(QUIET_CLASS_ARCHIVE);
     } else if (java == null) {
       // The suite's services start some 40 times: read-only, the classes one start loaded save each ~3 s.
-      testClassArchive().ifPresent(archive -> command.addAll(List.of("-XX:SharedArchiveFile=" + archive,
-          "-Xlog:cds=off", "-Xlog:cds+dynamic=off")));
+      testClassArchive().ifPresent(archive -> {
+        command.add("-XX:SharedArchiveFile=" + archive);
+        command.addAll(QUIET_CLASS_ARCHIVE);
+      });
     }
     command.addAll(List.of("-jar", jar != null ? jar.toString() : System.getProperty("ordinal.jar"), "server"));
     ProcessBuilder builder = new ProcessBuilder(command)
@@ -188,6 +191,8 @@ final class OrdinalService implements AutoCloseable {
     awaitHealthy(Duration.ofSeconds(120));
   }
 
+  /** A class archive the JVM cannot use (another JDK, another jar) is only slower: no warning in the log. */
+  private static final List<String> QUIET_CLASS_ARCHIVE = List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
   private Path trainingArchive;
   private static Optional<Path> testClassArchive;
 
