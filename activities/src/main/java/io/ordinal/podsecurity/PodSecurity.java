@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongPredicate;
 import java.util.regex.Pattern;
 
 /**
@@ -16,7 +17,8 @@ import java.util.regex.Pattern;
  *
  * <p>Plus Ordinal's own rule for the local driver, whose "containers" share this machine's kernel
  * without a user namespace, so that root in a container is root on the machine: below
- * {@code privileged}, nothing may set {@code runAsUser: 0}.
+ * {@code privileged}, nothing may set {@code runAsUser: 0}, nor a runAsUser outside upstream's uid
+ * range (admission refuses those; a set stored before it did must not get pods that run as root).
  */
 public final class PodSecurity {
   public static final String PREFIX = "pod-security.kubernetes.io/";
@@ -24,6 +26,14 @@ public final class PodSecurity {
   public static final String WARN = PREFIX + "warn";
   public static final String AUDIT = PREFIX + "audit";
   private static final Pattern VERSION = Pattern.compile("latest|v1\\.(0|[1-9][0-9]{0,2})");
+  /**
+   * The largest uid or gid upstream admits (apimachinery's {@code IsValidUserID}, {@code IsValidGroupID}
+   * in v1.32: {@code math.MaxInt32}); the smallest is 0. Anything else (-1 keeps the caller's id in
+   * setresuid, 2^32 wraps to 0) could run a local container as root.
+   */
+  public static final long MAX_ID = Integer.MAX_VALUE;
+  /** Upstream's message for an id outside that range ({@code InclusiveRangeError(0, math.MaxInt32)}). */
+  public static final String ID_RANGE = "must be between 0 and " + MAX_ID + ", inclusive";
 
   /** The levels a namespace's labels choose; {@code enforce} falls back to the service's default, the others to privileged (nothing). */
   public record Policy(Level enforce, Level warn, Level audit) {}
@@ -75,33 +85,47 @@ public final class PodSecurity {
       return List.of();
     }
     List<CheckResult> results = new ArrayList<>(Checks.evaluate(level, meta, spec));
-    List<String> rootFields = rootFields(spec, specPath);
+    String local = ": a local container shares this machine's kernel without a user namespace; only a namespace"
+        + " labelled " + ENFORCE + "=privileged may run pods as root";
+    List<String> rootFields = runAsUserFields(spec, specPath, uid -> uid == 0);
     if (!rootFields.isEmpty()) {
-      results.add(new CheckResult("root on the local driver", String.join(", ", rootFields)
-          + " must not be 0: a local container shares this machine's kernel without a user namespace; only a namespace"
-          + " labelled " + ENFORCE + "=privileged may run pods as root"));
+      results.add(new CheckResult("root on the local driver", String.join(", ", rootFields) + " must not be 0" + local));
+    }
+    List<String> invalidFields = runAsUserFields(spec, specPath, uid -> !validId(uid));
+    if (!invalidFields.isEmpty()) {
+      results.add(new CheckResult("root on the local driver", String.join(", ", invalidFields) + " " + ID_RANGE
+          + " (the local driver could run any other value as root)" + local));
     }
     return results;
   }
 
-  /** The fields that set runAsUser to 0, by path. */
-  static List<String> rootFields(PodSpec spec, String specPath) {
+  /** Whether {@code id} is a uid or gid upstream admits: 0 to {@link #MAX_ID}. */
+  public static boolean validId(long id) {
+    return id >= 0 && id <= MAX_ID;
+  }
+
+  /** The fields whose runAsUser matches {@code test}, by path. */
+  static List<String> runAsUserFields(PodSpec spec, String specPath, LongPredicate test) {
     List<String> fields = new ArrayList<>();
-    if (spec.getSecurityContext() != null && Long.valueOf(0).equals(spec.getSecurityContext().getRunAsUser())) {
+    if (spec.getSecurityContext() != null && matches(spec.getSecurityContext().getRunAsUser(), test)) {
       fields.add(specPath + ".securityContext.runAsUser");
     }
-    addRootContainers(fields, specPath + ".initContainers", spec.getInitContainers());
-    addRootContainers(fields, specPath + ".containers", spec.getContainers());
+    addContainers(fields, specPath + ".initContainers", spec.getInitContainers(), test);
+    addContainers(fields, specPath + ".containers", spec.getContainers(), test);
     return fields;
   }
 
-  private static void addRootContainers(List<String> fields, String path, List<Container> containers) {
+  private static void addContainers(List<String> fields, String path, List<Container> containers, LongPredicate test) {
     for (int i = 0; containers != null && i < containers.size(); i++) {
       var sc = containers.get(i).getSecurityContext();
-      if (sc != null && Long.valueOf(0).equals(sc.getRunAsUser())) {
+      if (sc != null && matches(sc.getRunAsUser(), test)) {
         fields.add(path + "[" + i + "].securityContext.runAsUser");
       }
     }
+  }
+
+  private static boolean matches(Long uid, LongPredicate test) {
+    return uid != null && test.test(uid);
   }
 
   /** Upstream's {@code violates PodSecurity "restricted:latest": reason (detail), ...}. */

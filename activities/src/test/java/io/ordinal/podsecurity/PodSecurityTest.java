@@ -56,4 +56,20 @@ class PodSecurityTest {
     assertEquals(List.of(), PodSecurity.evaluate(Level.BASELINE, null,
         spec("{\"containers\":[{\"name\":\"a\",\"securityContext\":{\"runAsUser\":1000}}]}"), "spec"));
   }
+
+  /** A set stored before admission checked the range must not get pods whose uid the local driver could run as root. */
+  @Test
+  void aRunAsUserOutsideUpstreamsRangeIsRefusedBelowPrivileged() {
+    for (long uid : new long[] {-1, PodSecurity.MAX_ID + 1, 4294967296L}) {
+      PodSpec spec = spec("{\"initContainers\":[{\"name\":\"i\",\"securityContext\":{\"runAsUser\":" + uid + "}}],"
+          + "\"containers\":[{\"name\":\"a\"}]}");
+      assertEquals(List.of(), PodSecurity.evaluate(Level.PRIVILEGED, null, spec, "spec"));
+      var baseline = PodSecurity.evaluate(Level.BASELINE, null, spec, "spec");
+      assertEquals(1, baseline.size(), baseline.toString());
+      assertTrue(baseline.get(0).detail().startsWith(
+          "spec.initContainers[0].securityContext.runAsUser must be between 0 and 2147483647, inclusive"), baseline.get(0).detail());
+    }
+    assertEquals(List.of(), PodSecurity.evaluate(Level.BASELINE, null,
+        spec("{\"securityContext\":{\"runAsUser\":2147483647},\"containers\":[{\"name\":\"a\"}]}"), "spec"));
+  }
 }
