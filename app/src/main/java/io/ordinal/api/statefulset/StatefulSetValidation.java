@@ -4,6 +4,8 @@ import static io.ordinal.kube.StatefulSetFields.nullSafe;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
@@ -22,6 +24,7 @@ import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.podsecurity.PodSecurity;
+import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.NamespaceStore;
 import java.util.ArrayList;
@@ -224,13 +227,26 @@ public final class StatefulSetValidation {
         List<VolumeMount> mounts = nullSafe(c.getVolumeMounts());
         for (int m = 0; m < mounts.size(); m++) {
           String path = mounts.get(m).getMountPath();
-          if (path != null && (!path.startsWith("/") || path.replaceAll("/+", "/").equals("/"))) {
+          if (path != null && !path.isEmpty() && (!path.startsWith("/") || isRoot(path) || path.indexOf('\0') >= 0)) {
             errors.add(FieldError.invalid(bases[l] + "[" + i + "].volumeMounts[" + m + "].mountPath", path,
-                "the local driver mounts volumes over this machine's paths: must be absolute and not /"));
+                "the local driver mounts volumes over this machine's paths: must be absolute, not /, without NUL"));
           }
         }
       }
     }
+  }
+
+  /** Whether an absolute path names / ("//", "/.", "/tmp/.." do). */
+  private static boolean isRoot(String path) {
+    int depth = 0;
+    for (String part : path.split("/")) {
+      if (part.equals("..")) {
+        depth = Math.max(0, depth - 1);
+      } else if (!part.isEmpty() && !part.equals(".")) {
+        depth++;
+      }
+    }
+    return depth == 0;
   }
 
   private void validateMetadata(ObjectMeta meta) {
@@ -358,7 +374,10 @@ public final class StatefulSetValidation {
       if (name == null || name.isEmpty()) {
         errors.add(FieldError.required(path + ".metadata.name", "name is required"));
       } else {
-        dnsSubdomain(path + ".metadata.name", name);
+        // Each pod gets a volume of this name (upstream's ValidateVolumes: a DNS label) for its claim
+        // <name>-<set>-<ordinal> (ValidatePersistentVolumeName: a DNS subdomain, which a label and a
+        // pod name make); upstream v1.32 refuses those when the controller creates them.
+        dnsLabel(path + ".metadata.name", name);
         if (!names.add(name)) {
           errors.add(FieldError.duplicate(path + ".metadata.name", name));
         }
@@ -439,6 +458,133 @@ public final class StatefulSetValidation {
     Set<String> containerNames = new HashSet<>();
     validateContainers("spec.template.spec.initContainers", nullSafe(pod.getInitContainers()), containerNames, volumeNames);
     validateContainers("spec.template.spec.containers", containers, containerNames, volumeNames);
+    validatePodSpec("spec.template.spec", pod);
+  }
+
+  /**
+   * The rules of upstream's {@code ValidatePodSpec} that stand between a pod and this machine: user and
+   * group ids, env names, volume paths and claim names, run on a set's template ({@code
+   * spec.template.spec}) and on a pod written through the API ({@code spec}). Upstream v1.32 checks a
+   * StatefulSet's template only when the controller creates its pods (the API server refuses the pod);
+   * Ordinal creates pods itself, so it refuses the set.
+   */
+  private void validatePodSpec(String base, PodSpec pod) {
+    var context = pod.getSecurityContext();
+    if (context != null) {
+      // validatePodSpecSecurityContext
+      id(base + ".securityContext.fsGroup", context.getFsGroup());
+      id(base + ".securityContext.runAsUser", context.getRunAsUser());
+      id(base + ".securityContext.runAsGroup", context.getRunAsGroup());
+      List<Long> groups = nullSafe(context.getSupplementalGroups());
+      for (int g = 0; g < groups.size(); g++) {
+        Long gid = groups.get(g);
+        if (gid == null || !PodSecurity.validId(gid)) {
+          errors.add(FieldError.invalid(base + ".securityContext.supplementalGroups[" + g + "]", gid, PodSecurity.ID_RANGE));
+        }
+      }
+    }
+    List<Volume> volumes = nullSafe(pod.getVolumes());
+    for (int i = 0; i < volumes.size(); i++) {
+      var claim = volumes.get(i).getPersistentVolumeClaim();
+      if (claim != null) {
+        // validatePersistentClaimVolumeSource requires the name; Ordinal also wants the DNS subdomain
+        // every claim's name is, because the local driver makes a directory of it.
+        String path = base + ".volumes[" + i + "].persistentVolumeClaim.claimName";
+        if (claim.getClaimName() == null || claim.getClaimName().isEmpty()) {
+          errors.add(FieldError.required(path, ""));
+        } else {
+          dnsSubdomain(path, claim.getClaimName());
+        }
+      }
+    }
+    String[] lists = {".initContainers", ".containers"};
+    List<List<Container>> containers = List.of(nullSafe(pod.getInitContainers()), nullSafe(pod.getContainers()));
+    for (int l = 0; l < 2; l++) {
+      for (int i = 0; i < containers.get(l).size(); i++) {
+        validateContainer(base + lists[l] + "[" + i + "]", containers.get(l).get(i));
+      }
+    }
+  }
+
+  /** validateContainerCommon's env, envFrom, volumeMounts and securityContext (ValidateSecurityContext); workingDir. */
+  private void validateContainer(String path, Container c) {
+    List<EnvVar> env = nullSafe(c.getEnv());
+    for (int e = 0; e < env.size(); e++) {
+      String name = env.get(e).getName();
+      if (name == null || name.isEmpty()) {
+        errors.add(FieldError.required(path + ".env[" + e + "].name", ""));
+      } else {
+        envVarName(path + ".env[" + e + "].name", name);
+      }
+    }
+    List<EnvFromSource> envFrom = nullSafe(c.getEnvFrom());
+    for (int e = 0; e < envFrom.size(); e++) {
+      String prefix = envFrom.get(e).getPrefix();
+      if (prefix != null && !prefix.isEmpty()) {
+        envVarName(path + ".envFrom[" + e + "].prefix", prefix);
+      }
+    }
+    validateVolumeMounts(path + ".volumeMounts", nullSafe(c.getVolumeMounts()));
+    if (c.getSecurityContext() != null) {
+      id(path + ".securityContext.runAsUser", c.getSecurityContext().getRunAsUser());
+      id(path + ".securityContext.runAsGroup", c.getSecurityContext().getRunAsGroup());
+    }
+    // Upstream checks nothing of workingDir; the local driver makes it a path, which cannot hold NUL.
+    if (c.getWorkingDir() != null && c.getWorkingDir().indexOf('\0') >= 0) {
+      errors.add(FieldError.invalid(path + ".workingDir", c.getWorkingDir(), "must not contain NUL"));
+    }
+  }
+
+  /** A uid or gid: upstream's IsValidUserID and IsValidGroupID, 0 to 2147483647 in v1.32. */
+  private void id(String path, Long value) {
+    if (value != null && !PodSecurity.validId(value)) {
+      errors.add(FieldError.invalid(path, value, PodSecurity.ID_RANGE));
+    }
+  }
+
+  /**
+   * Upstream's IsRelaxedEnvVarName: RelaxedEnvironmentVariableValidation is beta and on by default
+   * since v1.32, so a name is any printable ASCII but '=' (BASH_ENV and LD_PRELOAD are valid names).
+   */
+  private void envVarName(String path, String name) {
+    if (!name.chars().allMatch(ch -> ch >= ' ' && ch <= '~' && ch != '=')) {
+      errors.add(FieldError.invalid(path, name,
+          "a valid environment variable name must consist only of printable ASCII characters other than '='"));
+    }
+  }
+
+  /**
+   * Upstream's ValidateVolumeMounts but for the names (checked against the set's volumes by
+   * validateContainers): mountPath required and unique in the container, compared as written; subPath
+   * and subPathExpr as validateLocalDescendingPath, reported where upstream reports them, at {@code
+   * volumeMounts.subPath} without the mount's index.
+   */
+  private void validateVolumeMounts(String path, List<VolumeMount> mounts) {
+    Set<String> mountPoints = new HashSet<>();
+    for (int m = 0; m < mounts.size(); m++) {
+      VolumeMount mount = mounts.get(m);
+      String at = path + "[" + m + "]";
+      String mountPath = Objects.requireNonNullElse(mount.getMountPath(), "");
+      if (mountPath.isEmpty()) {
+        errors.add(FieldError.required(at + ".mountPath", ""));
+      }
+      if (!mountPoints.add(mountPath)) {
+        errors.add(FieldError.invalid(at + ".mountPath", mountPath, "must be unique"));
+      }
+      String subPath = Objects.requireNonNullElse(mount.getSubPath(), "");
+      String subPathExpr = Objects.requireNonNullElse(mount.getSubPathExpr(), "");
+      if (!subPath.isEmpty()) {
+        localDescendingPath(path + ".subPath", subPath);
+      }
+      if (!subPathExpr.isEmpty()) {
+        if (!subPath.isEmpty()) {
+          errors.add(FieldError.invalid(at + ".subPathExpr", subPathExpr, "subPathExpr and subPath are mutually exclusive"));
+        }
+        localDescendingPath(path + ".subPathExpr", subPathExpr);
+        // No driver expands $(VAR) in it: accepted, the whole volume would be mounted instead.
+        errors.add(FieldError.forbidden(at + ".subPathExpr", "not supported by Ordinal; use subPath"));
+      }
+    }
   }
 
   private void validateContainers(String base, List<Container> containers, Set<String> seen, Set<String> volumeNames) {
@@ -481,7 +627,6 @@ public final class StatefulSetValidation {
         }
       }
       List<VolumeMount> mounts = nullSafe(c.getVolumeMounts());
-      Set<String> mountPaths = new HashSet<>();
       for (int m = 0; m < mounts.size(); m++) {
         VolumeMount mount = mounts.get(m);
         String mountPath = path + ".volumeMounts[" + m + "]";
@@ -489,17 +634,6 @@ public final class StatefulSetValidation {
           errors.add(FieldError.required(mountPath + ".name", ""));
         } else if (!volumeNames.contains(mount.getName())) {
           errors.add(FieldError.notFound(mountPath + ".name", mount.getName()));
-        }
-        if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
-          localDescendingPath(mountPath + ".subPath", mount.getSubPath());
-        }
-        if (mount.getSubPathExpr() != null && !mount.getSubPathExpr().isEmpty()) {
-          errors.add(FieldError.forbidden(mountPath + ".subPathExpr", "not supported by Ordinal; use subPath"));
-        }
-        if (mount.getMountPath() == null || mount.getMountPath().isEmpty()) {
-          errors.add(FieldError.required(mountPath + ".mountPath", ""));
-        } else if (!mountPaths.add(mount.getMountPath())) {
-          errors.add(FieldError.invalid(mountPath + ".mountPath", mount.getMountPath(), "must be unique"));
         }
       }
       if (c.getResources() != null) {
@@ -509,13 +643,18 @@ public final class StatefulSetValidation {
     }
   }
 
-  /** A path below a volume's root, as upstream's validateLocalDescendingPath: relative, no '..' element. */
+  /**
+   * A path below a volume's root, as upstream's validateLocalDescendingPath: relative, no '..' element
+   * (each reported). Ordinal also refuses NUL, which no path can hold.
+   */
   private void localDescendingPath(String path, String value) {
     if (value.startsWith("/")) {
       errors.add(FieldError.invalid(path, value, "must be a relative path"));
-    } else if (hasBacksteps(value)) {
+    }
+    if (hasBacksteps(value)) {
       errors.add(FieldError.invalid(path, value, "must not contain '..'"));
-    } else if (value.indexOf('\0') >= 0) {
+    }
+    if (value.indexOf('\0') >= 0) {
       errors.add(FieldError.invalid(path, value, "must not contain NUL"));
     }
   }

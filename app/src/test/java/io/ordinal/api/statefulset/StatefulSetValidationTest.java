@@ -155,4 +155,206 @@ class StatefulSetValidationTest {
     assertEquals(List.of("spec.volumeClaimTemplates[0]"),
         StatefulSetValidation.validateUpdate(modes, old, DRIVERS).stream().map(FieldError::field).toList());
   }
+
+  private static io.fabric8.kubernetes.api.model.PodSpec podSpec(StatefulSet s) {
+    return s.getSpec().getTemplate().getSpec();
+  }
+
+  private static io.fabric8.kubernetes.api.model.Container container(StatefulSet s) {
+    return podSpec(s).getContainers().get(0);
+  }
+
+  private static io.fabric8.kubernetes.api.model.PodSecurityContext podContext(StatefulSet s) {
+    if (podSpec(s).getSecurityContext() == null) {
+      podSpec(s).setSecurityContext(new io.fabric8.kubernetes.api.model.PodSecurityContext());
+    }
+    return podSpec(s).getSecurityContext();
+  }
+
+  private static io.fabric8.kubernetes.api.model.SecurityContext context(io.fabric8.kubernetes.api.model.Container c) {
+    if (c.getSecurityContext() == null) {
+      c.setSecurityContext(new io.fabric8.kubernetes.api.model.SecurityContext());
+    }
+    return c.getSecurityContext();
+  }
+
+  private static io.fabric8.kubernetes.api.model.Container initContainer(StatefulSet s) {
+    podSpec(s).setInitContainers(new java.util.ArrayList<>(List.of(new ContainerBuilder().withName("init").withImage("x").build())));
+    return podSpec(s).getInitContainers().get(0);
+  }
+
+  /** Where each uid and gid is set, and how (upstream's IsValidUserID / IsValidGroupID apply to them all). */
+  static Stream<Arguments> ids() {
+    List<Arguments> fields = List.of(
+        Arguments.of("spec.template.spec.securityContext.runAsUser",
+            (java.util.function.BiConsumer<StatefulSet, Long>) (s, v) -> podContext(s).setRunAsUser(v)),
+        Arguments.of("spec.template.spec.securityContext.runAsGroup",
+            (java.util.function.BiConsumer<StatefulSet, Long>) (s, v) -> podContext(s).setRunAsGroup(v)),
+        Arguments.of("spec.template.spec.securityContext.fsGroup",
+            (java.util.function.BiConsumer<StatefulSet, Long>) (s, v) -> podContext(s).setFsGroup(v)),
+        Arguments.of("spec.template.spec.securityContext.supplementalGroups[1]",
+            (java.util.function.BiConsumer<StatefulSet, Long>) (s, v) -> podContext(s).setSupplementalGroups(List.of(4000L, v))),
+        Arguments.of("spec.template.spec.containers[0].securityContext.runAsUser",
+            (java.util.function.BiConsumer<StatefulSet, Long>) (s, v) -> context(container(s)).setRunAsUser(v)),
+        Arguments.of("spec.template.spec.containers[0].securityContext.runAsGroup",
+            (java.util.function.BiConsumer<StatefulSet, Long>) (s, v) -> context(container(s)).setRunAsGroup(v)),
+        Arguments.of("spec.template.spec.initContainers[0].securityContext.runAsUser",
+            (java.util.function.BiConsumer<StatefulSet, Long>) (s, v) -> context(initContainer(s)).setRunAsUser(v)),
+        Arguments.of("spec.template.spec.initContainers[0].securityContext.runAsGroup",
+            (java.util.function.BiConsumer<StatefulSet, Long>) (s, v) -> context(initContainer(s)).setRunAsGroup(v)));
+    return fields.stream().flatMap(f -> Stream.of(-1L, 2147483648L, 4294967295L, 4294967296L, Long.MIN_VALUE)
+        .map(v -> Arguments.of(f.get()[0], f.get()[1], v)));
+  }
+
+  @ParameterizedTest(name = "{0} = {2} is invalid")
+  @MethodSource("ids")
+  void aUidOrGidOutsideUpstreamsRangeIsInvalid(String field, java.util.function.BiConsumer<StatefulSet, Long> set, long value) {
+    List<FieldError> errors = errorsOf(s -> set.accept(s, value));
+    assertEquals(List.of(new FieldError("FieldValueInvalid", field,
+        "Invalid value: " + value + ": must be between 0 and 2147483647, inclusive")), errors);
+    assertEquals(List.of(), errorsOf(s -> set.accept(s, 0L)), "0 is a valid id");
+    assertEquals(List.of(), errorsOf(s -> set.accept(s, 2147483647L)), "2147483647 is a valid id");
+  }
+
+  static Stream<Arguments> envNames() {
+    // RelaxedEnvironmentVariableValidation is on by default in v1.32: any printable ASCII but '='.
+    return Stream.of(
+        Arguments.of("A=B", false), Arguments.of("=", false), Arguments.of("NUL\0", false), Arguments.of("TAB\t", false),
+        Arguments.of("NEW\nLINE", false), Arguments.of("DEL\u007f", false), Arguments.of("caf\u00e9", false),
+        Arguments.of("BASH_ENV", true), Arguments.of("LD_PRELOAD", true), Arguments.of("1st", true),
+        Arguments.of("my.env-name", true), Arguments.of("with space", true), Arguments.of("~!@#$%^&*()", true));
+  }
+
+  @ParameterizedTest(name = "env name \"{0}\" valid: {1}")
+  @MethodSource("envNames")
+  void envVarNamesAreUpstreamsRelaxedNames(String name, boolean valid) {
+    String message = "a valid environment variable name must consist only of printable ASCII characters other than '='";
+    List<FieldError> env = errorsOf(s -> container(s).setEnv(List.of(new io.fabric8.kubernetes.api.model.EnvVar(name, "x", null))));
+    List<FieldError> init = errorsOf(s -> initContainer(s).setEnv(List.of(new io.fabric8.kubernetes.api.model.EnvVar(name, "x", null))));
+    List<FieldError> prefix = errorsOf(s -> container(s).setEnvFrom(List.of(new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()
+        .withPrefix(name).withNewConfigMapRef().withName("config").endConfigMapRef().build())));
+    if (valid) {
+      assertEquals(List.of(), env);
+      assertEquals(List.of(), init);
+      assertEquals(List.of(), prefix);
+    } else {
+      assertEquals(List.of(FieldError.invalid("spec.template.spec.containers[0].env[0].name", name, message)), env);
+      assertEquals(List.of(FieldError.invalid("spec.template.spec.initContainers[0].env[0].name", name, message)), init);
+      assertEquals(List.of(FieldError.invalid("spec.template.spec.containers[0].envFrom[0].prefix", name, message)), prefix);
+    }
+  }
+
+  @Test
+  void anEnvVarNeedsAName() {
+    assertEquals(List.of(FieldError.required("spec.template.spec.containers[0].env[0].name", "")),
+        errorsOf(s -> container(s).setEnv(List.of(new io.fabric8.kubernetes.api.model.EnvVar("", "x", null)))));
+  }
+
+  private static void mount(StatefulSet s, String mountPath, String subPath, String subPathExpr) {
+    var mount = new io.fabric8.kubernetes.api.model.VolumeMountBuilder().withName("www").withMountPath(mountPath)
+        .withSubPath(subPath).withSubPathExpr(subPathExpr).build();
+    container(s).setVolumeMounts(List.of(mount));
+  }
+
+  static Stream<Arguments> volumeMounts() {
+    String base = "spec.template.spec.containers[0].volumeMounts";
+    return Stream.of(
+        Arguments.of("no mountPath", (Consumer<StatefulSet>) s -> mount(s, null, null, null),
+            List.of(FieldError.required(base + "[0].mountPath", ""))),
+        Arguments.of("empty mountPath", (Consumer<StatefulSet>) s -> mount(s, "", null, null),
+            List.of(FieldError.required(base + "[0].mountPath", ""))),
+        Arguments.of("mountPath twice", (Consumer<StatefulSet>) s -> container(s).getVolumeMounts().add(
+            new io.fabric8.kubernetes.api.model.VolumeMountBuilder().withName("www").withMountPath("/data").build()),
+            List.of(FieldError.invalid(base + "[1].mountPath", "/data", "must be unique"))),
+        // As upstream: subPath errors are reported at volumeMounts.subPath, without the mount's index.
+        Arguments.of("absolute subPath", (Consumer<StatefulSet>) s -> mount(s, "/data", "/etc", null),
+            List.of(FieldError.invalid(base + ".subPath", "/etc", "must be a relative path"))),
+        Arguments.of("subPath ..", (Consumer<StatefulSet>) s -> mount(s, "/data", "..", null),
+            List.of(FieldError.invalid(base + ".subPath", "..", "must not contain '..'"))),
+        Arguments.of("subPath climbing out", (Consumer<StatefulSet>) s -> mount(s, "/data", "a/../../team-b", null),
+            List.of(FieldError.invalid(base + ".subPath", "a/../../team-b", "must not contain '..'"))),
+        Arguments.of("absolute subPath with ..", (Consumer<StatefulSet>) s -> mount(s, "/data", "/../x", null),
+            List.of(FieldError.invalid(base + ".subPath", "/../x", "must be a relative path"),
+                FieldError.invalid(base + ".subPath", "/../x", "must not contain '..'"))),
+        Arguments.of("subPath with NUL", (Consumer<StatefulSet>) s -> mount(s, "/data", "a\0b", null),
+            List.of(FieldError.invalid(base + ".subPath", "a\0b", "must not contain NUL"))),
+        Arguments.of("subPathExpr climbing out", (Consumer<StatefulSet>) s -> mount(s, "/data", null, "../$(POD_NAME)"),
+            List.of(FieldError.invalid(base + ".subPathExpr", "../$(POD_NAME)", "must not contain '..'"),
+                FieldError.forbidden(base + "[0].subPathExpr", "not supported by Ordinal; use subPath"))),
+        Arguments.of("subPath and subPathExpr", (Consumer<StatefulSet>) s -> mount(s, "/data", "a", "$(POD_NAME)"),
+            List.of(FieldError.invalid(base + "[0].subPathExpr", "$(POD_NAME)", "subPathExpr and subPath are mutually exclusive"),
+                FieldError.forbidden(base + "[0].subPathExpr", "not supported by Ordinal; use subPath"))),
+        // Accepted as upstream accepts them: compared and kept as written.
+        Arguments.of("/data and /data/", (Consumer<StatefulSet>) s -> container(s).getVolumeMounts().add(
+            new io.fabric8.kubernetes.api.model.VolumeMountBuilder().withName("www").withMountPath("/data/").build()), List.of()),
+        Arguments.of("relative mountPath", (Consumer<StatefulSet>) s -> mount(s, "data", null, null), List.of()),
+        Arguments.of("subPath a/..b/..c", (Consumer<StatefulSet>) s -> mount(s, "/data", "a/..b/..c", null), List.of()),
+        Arguments.of("subPath with dots", (Consumer<StatefulSet>) s -> mount(s, "/data", "./a/./b/", null), List.of()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("volumeMounts")
+  void volumeMountsAreValidatedAsUpstreamDoes(String name, Consumer<StatefulSet> change, List<FieldError> expected) {
+    assertEquals(expected, errorsOf(change));
+  }
+
+  private static void claimVolume(StatefulSet s, String claimName) {
+    podSpec(s).setVolumes(List.of(new io.fabric8.kubernetes.api.model.VolumeBuilder().withName("shared")
+        .withNewPersistentVolumeClaim().withClaimName(claimName).endPersistentVolumeClaim().build()));
+  }
+
+  static Stream<Arguments> claimNames() {
+    String field = "spec.template.spec.volumes[0].persistentVolumeClaim.claimName";
+    String subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.',"
+        + " and must start and end with an alphanumeric character";
+    return Stream.of(
+        Arguments.of(null, List.of(FieldError.required(field, ""))),
+        Arguments.of("", List.of(FieldError.required(field, ""))),
+        Arguments.of("../team-b/data-db-0", List.of(FieldError.invalid(field, "../team-b/data-db-0", subdomain))),
+        Arguments.of("..", List.of(FieldError.invalid(field, "..", subdomain))),
+        Arguments.of("Data", List.of(FieldError.invalid(field, "Data", subdomain))),
+        Arguments.of("a".repeat(254), List.of(FieldError.invalid(field, "a".repeat(254), subdomain))),
+        Arguments.of("data-db-0", List.of()),
+        Arguments.of("data.db-0", List.of()));
+  }
+
+  /** Stricter than upstream, deliberately: a claim's name is a DNS subdomain, and the local driver makes a path of it. */
+  @ParameterizedTest(name = "claimName \"{0}\"")
+  @MethodSource("claimNames")
+  void aClaimVolumeNamesAClaimByItsDnsName(String claimName, List<FieldError> expected) {
+    assertEquals(expected, errorsOf(s -> claimVolume(s, claimName)));
+  }
+
+  @Test
+  void claimTemplateNamesAreDnsLabelsAsThePodVolumesMadeOfThem() {
+    List<FieldError> dots = errorsOf(s -> {
+      s.getSpec().getVolumeClaimTemplates().get(0).getMetadata().setName("www.data");
+      container(s).getVolumeMounts().get(0).setName("www.data");
+    });
+    assertEquals(List.of("spec.volumeClaimTemplates[0].metadata.name"), dots.stream().map(FieldError::field).toList());
+    assertEquals(List.of("spec.volumeClaimTemplates[0].metadata.name"), errorsOf(s -> {
+      s.getSpec().getVolumeClaimTemplates().get(0).getMetadata().setName("a".repeat(64));
+      container(s).getVolumeMounts().get(0).setName("a".repeat(64));
+    }).stream().map(FieldError::field).toList());
+  }
+
+  @Test
+  void workingDirIsAnyStringButNul() {
+    assertEquals(List.of(), errorsOf(s -> container(s).setWorkingDir("relative/../dir")));
+    assertEquals(List.of(FieldError.invalid("spec.template.spec.containers[0].workingDir", "/tmp\0x", "must not contain NUL")),
+        errorsOf(s -> container(s).setWorkingDir("/tmp\0x")));
+  }
+
+  @Test
+  void theLocalDriverMountsOverNoPathThatIsRoot() {
+    for (String root : List.of("/", "//", "/.", "/tmp/..", "/a/b/../..", "/..")) {
+      List<FieldError> errors = errorsOf(s -> {
+        s.getMetadata().setAnnotations(Map.of(Labels.DRIVER_ANNOTATION, "local"));
+        container(s).setCommand(List.of("/bin/true"));
+        container(s).getVolumeMounts().get(0).setMountPath(root);
+      });
+      assertEquals(List.of("spec.template.spec.containers[0].volumeMounts[0].mountPath"),
+          errors.stream().map(FieldError::field).toList(), root);
+    }
+  }
 }
