@@ -158,6 +158,16 @@ public final class StatefulSetValidation {
         old.getMetadata().getFinalizers() == null ? List.of() : old.getMetadata().getFinalizers())) {
       v.errors.add(FieldError.forbidden("metadata.finalizers", "Ordinal runs no finalizers of pods"));
     }
+    // The controller sets it at creation: the uid:gid the local driver runs containers as without runAsUser.
+    if (!Objects.equals(Labels.annotation(meta, PodSecurityAdmission.DEFAULT_USER_ANNOTATION),
+        Labels.annotation(old.getMetadata(), PodSecurityAdmission.DEFAULT_USER_ANNOTATION))) {
+      v.errors.add(FieldError.forbidden("metadata.annotations[" + PodSecurityAdmission.DEFAULT_USER_ANNOTATION + "]",
+          "may not add, remove or update the default user annotation"));
+    }
+    // As upstream's ValidatePodUpdate, which validates the whole new pod (its spec cannot change here).
+    if (pod.getSpec() != null) {
+      v.validatePodSpec("spec", pod.getSpec());
+    }
     if (!Objects.equals(pod.getSpec(), old.getSpec())) {
       v.errors.add(FieldError.forbidden("spec", "pod updates may not change fields other than `metadata.labels`,"
           + " `metadata.annotations` and `metadata.ownerReferences` (Ordinal changes a pod's spec by replacing the pod:"

@@ -357,4 +357,18 @@ class StatefulSetValidationTest {
           errors.stream().map(FieldError::field).toList(), root);
     }
   }
+
+  @Test
+  void aPodUpdateIsValidatedAsUpstreamValidatesThePodAndKeepsItsDefaultUser() {
+    var pod = new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName("web-0")
+        .addToAnnotations(io.ordinal.podsecurity.PodSecurityAdmission.DEFAULT_USER_ANNOTATION, "65534:65534").endMetadata()
+        .withNewSpec().addNewContainer().withName("nginx").withImage("nginx")
+        .addNewEnv().withName("A=B").withValue("x").endEnv()
+        .withNewSecurityContext().withRunAsUser(-1L).endSecurityContext().endContainer().endSpec().build();
+    var changed = io.ordinal.store.KubeJson.copy(pod, io.fabric8.kubernetes.api.model.Pod.class);
+    changed.getMetadata().getAnnotations().put(io.ordinal.podsecurity.PodSecurityAdmission.DEFAULT_USER_ANNOTATION, "0:0");
+    assertEquals(List.of("metadata.annotations[ordinal.io/default-user]", "spec.containers[0].env[0].name",
+        "spec.containers[0].securityContext.runAsUser"),
+        StatefulSetValidation.validatePodUpdate(changed, pod).stream().map(FieldError::field).toList());
+  }
 }
