@@ -106,6 +106,8 @@ class InvalidInputIT {
         "application/apply-patch+yaml", KubeJson.write(invalid));
     if (name.equals("duplicate container name") || name.equals("container without a name")) {
       assertRefused(reply, 400, ".spec.template.spec.containers");
+    } else if (name.equals("volumeMount without mountPath") || name.equals("mountPath twice")) {
+      assertRefused(reply, 400, ".volumeMounts"); // a container's volumeMounts are keyed by mountPath
     } else {
       assertRefused(reply, code, field);
     }

@@ -207,7 +207,7 @@ class PodSecurityIT {
     assertEquals(422, invalid.code(), invalid.body());
     List<String> fields = invalid.json().at("/details/causes").findValuesAsText("field");
     assertTrue(fields.contains("spec.volumeClaimTemplates[0].metadata.name"), fields.toString());
-    assertTrue(fields.contains("spec.template.spec.containers[0].volumeMounts[0].subPath"), fields.toString());
+    assertTrue(fields.contains("spec.template.spec.containers[0].volumeMounts.subPath"), fields.toString());
 
     ObjectNode absolute = Manifests.commandSet("names", 1, "/bin/sleep", "100000");
     ((ObjectNode) absolute.at("/spec/template/spec")).putArray("volumes").addObject().put("name", "scratch").putObject("emptyDir");
@@ -215,7 +215,7 @@ class PodSecurityIT {
         .put("name", "scratch").put("mountPath", "/scratch").put("subPath", "/etc");
     invalid = api.post(Paths.sets(ns), "application/json", KubeJson.write(absolute));
     assertEquals(422, invalid.code(), invalid.body());
-    assertTrue(invalid.body().contains("spec.template.spec.containers[0].volumeMounts[0].subPath"), invalid.body());
+    assertTrue(invalid.body().contains("spec.template.spec.containers[0].volumeMounts.subPath"), invalid.body());
     assertTrue(invalid.body().contains("must be a relative path"), invalid.body());
 
     Api.Reply badName = api.post(Paths.sets(ns), "application/json",
