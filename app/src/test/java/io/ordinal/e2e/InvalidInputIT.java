@@ -137,6 +137,27 @@ class InvalidInputIT {
     assertEquals(404, api.get(set).code(), "a refused apply stored a set");
   }
 
+  /**
+   * A pod's ordinal.io/default-user (the uid:gid its containers run as without runAsUser) is the
+   * controller's: a user who may annotate pods cannot add, change or remove it (0:0 would be root).
+   */
+  @Test
+  void aPodsDefaultUserCannotBeChangedThroughTheApi() {
+    api.createSet(NS, Manifests.web("upd-pod", 1, 0, Map.of()));
+    api.awaitConverged(NS, "upd-pod", 1, java.time.Duration.ofSeconds(90));
+    String pod = Paths.pod(NS, "upd-pod-0");
+    String before = api.pod(NS, "upd-pod-0").at("/metadata/annotations/ordinal.io~1default-user").asText();
+    assertTrue(!before.isEmpty(), "the controller sets it: " + api.pod(NS, "upd-pod-0"));
+    String field = "metadata.annotations[ordinal.io/default-user]";
+    assertRefused(api.patch(pod, "application/merge-patch+json",
+        "{\"metadata\":{\"annotations\":{\"ordinal.io/default-user\":\"0:0\"}}}"), 422, field);
+    assertRefused(api.patch(pod, "application/json-patch+json",
+        "[{\"op\":\"remove\",\"path\":\"/metadata/annotations/ordinal.io~1default-user\"}]"), 422, field);
+    assertEquals(before, api.pod(NS, "upd-pod-0").at("/metadata/annotations/ordinal.io~1default-user").asText());
+    Api.Reply labelled = api.patch(pod, "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"tier\":\"db\"}}}");
+    assertEquals(200, labelled.code(), labelled.body());
+  }
+
   static void assertRefused(Api.Reply reply, int code, String field) {
     assertEquals(code, reply.code(), reply.body());
     JsonNode status = reply.json();
