@@ -56,6 +56,8 @@ public final class StatefulSetValidation {
 
   private final Drivers drivers;
   private final List<FieldError> errors = new ArrayList<>();
+  /** The stored set, on an update. */
+  private StatefulSet old;
 
   private StatefulSetValidation(Drivers drivers) {
     this.drivers = drivers;
@@ -68,9 +70,14 @@ public final class StatefulSetValidation {
     return v.errors;
   }
 
-  /** Validates a changed set: every create rule plus immutability against {@code old}. */
+  /**
+   * Validates a changed set: every create rule plus immutability against {@code old}, except what a
+   * set stored before a rule existed must keep to be scaled or deleted: its pod template's node rules
+   * (validatePodSpec) when the template is unchanged, and its claim template names, which cannot change.
+   */
   public static List<FieldError> validateUpdate(StatefulSet set, StatefulSet old, Drivers drivers) {
     StatefulSetValidation v = new StatefulSetValidation(drivers);
+    v.old = old;
     v.validate(set);
     if (set.getSpec() != null && old.getSpec() != null) {
       v.immutable("spec.selector", set.getSpec().getSelector(), old.getSpec().getSelector());
@@ -387,7 +394,11 @@ public final class StatefulSetValidation {
         // Each pod gets a volume of this name (upstream's ValidateVolumes: a DNS label) for its claim
         // <name>-<set>-<ordinal> (ValidatePersistentVolumeName: a DNS subdomain, which a label and a
         // pod name make); upstream v1.32 refuses those when the controller creates them.
-        dnsLabel(path + ".metadata.name", name);
+        if (old == null) {
+          dnsLabel(path + ".metadata.name", name);
+        } else {
+          dnsSubdomain(path + ".metadata.name", name); // what was checked when it was stored
+        }
         if (!names.add(name)) {
           errors.add(FieldError.duplicate(path + ".metadata.name", name));
         }
@@ -468,7 +479,9 @@ public final class StatefulSetValidation {
     Set<String> containerNames = new HashSet<>();
     validateContainers("spec.template.spec.initContainers", nullSafe(pod.getInitContainers()), containerNames, volumeNames);
     validateContainers("spec.template.spec.containers", containers, containerNames, volumeNames);
-    validatePodSpec("spec.template.spec", pod);
+    if (old == null || old.getSpec() == null || !Objects.equals(spec.getTemplate(), old.getSpec().getTemplate())) {
+      validatePodSpec("spec.template.spec", pod);
+    }
   }
 
   /**

@@ -371,4 +371,22 @@ class StatefulSetValidationTest {
         "spec.containers[0].securityContext.runAsUser"),
         StatefulSetValidation.validatePodUpdate(changed, pod).stream().map(FieldError::field).toList());
   }
+
+  /** A set stored before these rules can still be scaled (or scaled to 0 and deleted); a new template is checked. */
+  @Test
+  void aStoredSetThatBreaksANewRuleCanBeScaledButItsTemplateNotChangedUnlessValid() {
+    StatefulSet old = StatefulSetDefaults.apply(valid());
+    context(container(old)).setRunAsUser(-1L);
+    old.getSpec().getVolumeClaimTemplates().get(0).getMetadata().setName("www.data");
+    container(old).getVolumeMounts().get(0).setName("www.data");
+    StatefulSet scaled = io.ordinal.store.KubeJson.copy(old, StatefulSet.class);
+    scaled.getSpec().setReplicas(0);
+    assertEquals(List.of(), StatefulSetValidation.validateUpdate(scaled, old, DRIVERS));
+    StatefulSet newImage = io.ordinal.store.KubeJson.copy(old, StatefulSet.class);
+    container(newImage).setImage("nginx:2.0");
+    assertEquals(List.of("spec.template.spec.containers[0].securityContext.runAsUser"),
+        StatefulSetValidation.validateUpdate(newImage, old, DRIVERS).stream().map(FieldError::field).toList());
+    assertEquals(List.of("spec.volumeClaimTemplates[0].metadata.name", "spec.template.spec.containers[0].securityContext.runAsUser"),
+        StatefulSetValidation.validateCreate(old, DRIVERS).stream().map(FieldError::field).toList());
+  }
 }
