@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.postgresql.util.PasswordUtil;
 import org.slf4j.Logger;
@@ -72,13 +73,17 @@ final class EmbeddedPostgresServer implements AutoCloseable {
       Processes.stop(orphan, "INT", Duration.ofSeconds(30));
     });
     Path superuserFile = dataDir.resolve("auth").resolve("postgres-superuser.password");
-    boolean initialized = Files.exists(dir.resolve("postgresql.conf")); // zonky runs initdb without it
-    boolean superuserPasswordSet = initialized && Files.exists(superuserFile);
-    // A new data dir: initdb sets the superuser's password from the file. An existing one without
-    // the file (made by a release that trusted every local connection): single-user mode sets it,
-    // and the file is written once that has worked.
-    String superuserPassword = initialized ? Secrets.read(superuserFile).orElseGet(Secrets::generate)
-        : Secrets.readOrCreate(superuserFile);
+    Optional<String> known = Secrets.read(superuserFile);
+    boolean fresh = !Files.exists(dir.resolve("postgresql.conf")); // zonky runs initdb without it
+    // A new data dir: initdb sets the superuser's password from the file, written first. An existing
+    // one whose superuser password we do not know (made by a release that trusted every local
+    // connection, or its file lost): single-user mode sets a new one before the server starts, and
+    // the file is written once that has worked.
+    boolean resetSuperuser = !fresh && known.isEmpty();
+    String superuserPassword = known.orElseGet(Secrets::generate);
+    if (fresh && known.isEmpty()) {
+      Secrets.write(superuserFile, superuserPassword);
+    }
     EmbeddedPostgres postgres = EmbeddedPostgres.builder()
         .setDataDirectory(dir)
         .setCleanDataDirectory(false)
@@ -93,7 +98,7 @@ final class EmbeddedPostgresServer implements AutoCloseable {
         .setConnectConfig("password", superuserPassword)
         .setDataDirectoryCustomizer(pgData -> {
           writeHba(pgData.toPath());
-          if (initialized && !superuserPasswordSet) {
+          if (resetSuperuser) {
             setSuperuserPassword(pgData.toPath(), superuserPassword, dataDir.resolve("postgres.log"));
           }
         })
@@ -102,7 +107,7 @@ final class EmbeddedPostgresServer implements AutoCloseable {
         .setErrorRedirector(ProcessBuilder.Redirect.appendTo(dataDir.resolve("postgres.log").toFile()))
         .start();
     try {
-      if (!superuserPasswordSet) {
+      if (resetSuperuser) {
         Secrets.write(superuserFile, superuserPassword);
       }
       String password = Secrets.readOrCreate(dataDir.resolve("auth").resolve("postgres-" + ROLE + ".password"));
