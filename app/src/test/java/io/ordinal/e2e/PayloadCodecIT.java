@@ -63,6 +63,15 @@ class PayloadCodecIT {
     assertEquals(200, decoded.code(), decoded.body());
   }
 
+  /** The browser's CORS preflight carries no credentials either. */
+  @Test
+  void theWebUisPreflightNeedsNoToken() {
+    Api.Reply preflight = api.as(null).send("OPTIONS", "/codec/decode", null, null, null,
+        "Origin", "http://localhost:8233", "Access-Control-Request-Method", "POST");
+    assertTrue(preflight.code() < 300, preflight.code() + " " + preflight.body());
+    assertEquals("http://localhost:8233", preflight.headers().firstValue("Access-Control-Allow-Origin").orElse(null));
+  }
+
   /** Encoding is no part of what the Web UI needs to show a history: only for users RBAC allows. */
   @Test
   void encodingWantsAnAuthorizedUser() {
