@@ -367,7 +367,7 @@ public class PodLifecycle {
     if (reason.startsWith("update to revision")) {
       return "Update";
     }
-    return reason.startsWith("set deleted") ? "Delete" : "Recreate";
+    return reason.startsWith("set deleted") || reason.startsWith("namespace deleted") ? "Delete" : "Recreate";
   }
 
   private void markTerminating(SetKey key, PodRow row, String reason) {

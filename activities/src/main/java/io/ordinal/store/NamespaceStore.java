@@ -18,7 +18,7 @@ import java.util.UUID;
 /**
  * Namespaces. Every valid name is a namespace (implicitly, with no labels); one that was created or
  * labelled through the API has a row keeping its labels and annotations, which choose, for one,
- * its Pod Security levels.
+ * its Pod Security levels. A deleted one keeps its row, Terminating, until all it held is gone.
  */
 @Singleton
 public class NamespaceStore {
@@ -38,6 +38,19 @@ public class NamespaceStore {
     long updateIfVersion(String name, long expected, String object);
 
     List<NamespaceRow> listOrderByName();
+
+    @Query("""
+        UPDATE namespaces SET deletion_timestamp = :at, resource_version = resource_version + 1
+        WHERE name = :name AND deletion_timestamp IS NULL""")
+    long markDeleting(String name, Instant at);
+
+    @Query("""
+        INSERT INTO namespaces (name, uid, object, created_at, resource_version, deletion_timestamp)
+        VALUES (:name, :uid, :object, :at, 1, :at) ON CONFLICT (name) DO NOTHING""")
+    long insertDeleting(String name, String uid, String object, Instant at);
+
+    @Query("SELECT name FROM namespaces WHERE deletion_timestamp IS NOT NULL ORDER BY name")
+    List<String> listTerminatingNames();
   }
 
   private final Rows rows;
@@ -89,6 +102,28 @@ public class NamespaceStore {
     rows.deleteById(name);
   }
 
+  /** Whether {@code name} is being deleted (Terminating). */
+  public boolean terminating(String name) {
+    return rows.findById(name).map(NamespaceRow::terminating).orElse(false);
+  }
+
+  /** The namespaces being deleted. */
+  public List<String> listTerminating() {
+    return rows.listTerminatingNames();
+  }
+
+  /**
+   * Marks the namespace deleted: Terminating from now on. An implicit one (no row) gets its row here,
+   * as it is when read. Returns it as it is now.
+   */
+  public Namespace markTerminating(String name) {
+    Instant now = Instant.now();
+    if (rows.markDeleting(name, now) == 0) {
+      rows.insertDeleting(name, UUID.randomUUID().toString(), KubeJson.write(stripped(implicit(name))), now);
+    }
+    return get(name);
+  }
+
   /** An implicit namespace: no row, version 0. */
   public static Namespace implicit(String name) {
     Namespace namespace = new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build();
@@ -96,7 +131,13 @@ public class NamespaceStore {
   }
 
   private static Namespace toObject(NamespaceRow row) {
-    return complete(KubeJson.read(row.object(), Namespace.class), row.uid(), row.createdAt(), row.resourceVersion());
+    Namespace namespace = complete(KubeJson.read(row.object(), Namespace.class), row.uid(), row.createdAt(),
+        row.resourceVersion());
+    if (row.terminating()) {
+      namespace.getMetadata().setDeletionTimestamp(KubeJson.timestamp(row.deletionTimestamp()));
+      namespace.getStatus().setPhase("Terminating");
+    }
+    return namespace;
   }
 
   /** Only what a user sets is stored: name, labels, annotations. */

@@ -119,7 +119,7 @@ public class CoreApi {
   }
 
   @Delete(value = "/namespaces/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Delete an empty namespace: its labels are dropped (409 while it holds sets, pods or claims)")
+  @Operation(summary = "Delete a namespace and all it holds: Terminating until its sets, pods, claims, events, roles and role bindings are gone (409 while Terminating)")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
   public HttpResponse<String> deleteNamespace(HttpRequest<?> request, String name, @Body @Nullable String body) {
     return KubeCodec.ok(request, namespaces.delete(name, Deletion.of(request, body).dryRun()));

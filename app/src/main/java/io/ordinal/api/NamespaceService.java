@@ -4,19 +4,23 @@ import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.api.statefulset.StatefulSetValidation;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.NamespaceContents;
 import io.ordinal.store.NamespaceStore;
-import io.ordinal.store.PodStore;
 import io.ordinal.store.StatefulSetStore;
 import jakarta.inject.Singleton;
 import java.util.List;
+import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.UnaryOperator;
 
 /**
  * Namespaces: implicit for every valid name, stored once created or labelled, so that their labels
- * (Pod Security levels first of all) persist. Only labels and annotations can be written.
+ * (Pod Security levels first of all) persist. Only labels and annotations can be written. Deleting one
+ * deletes all it holds, as upstream.
  */
 @Singleton
 public class NamespaceService {
@@ -25,12 +29,14 @@ public class NamespaceService {
 
   private final NamespaceStore store;
   private final StatefulSetStore sets;
-  private final PodStore pods;
+  private final NamespaceContents contents;
+  private final NamespaceDeleter deleter;
 
-  public NamespaceService(NamespaceStore store, StatefulSetStore sets, PodStore pods) {
+  public NamespaceService(NamespaceStore store, StatefulSetStore sets, NamespaceContents contents, NamespaceDeleter deleter) {
     this.store = store;
     this.sets = sets;
-    this.pods = pods;
+    this.contents = contents;
+    this.deleter = deleter;
   }
 
   /** default, those created through the API, and those that hold something. */
@@ -57,7 +63,11 @@ public class NamespaceService {
     checkKind(namespace);
     validate(namespace);
     String name = namespace.getMetadata().getName();
-    boolean exists = name.equals("default") || sets.namespacesInUse().contains(name) || store.find(name).isPresent();
+    Optional<Namespace> stored = store.find(name);
+    if (stored.isPresent() && stored.get().getMetadata().getDeletionTimestamp() != null) {
+      throw ApiException.of(409, "AlreadyExists", "object is being deleted: " + RESOURCE + " \"" + name + "\" already exists");
+    }
+    boolean exists = name.equals("default") || sets.namespacesInUse().contains(name) || stored.isPresent();
     if (exists || (!dryRun && !store.create(namespace))) {
       throw ApiException.of(409, "AlreadyExists", RESOURCE + " \"" + name + "\" already exists");
     }
@@ -94,26 +104,37 @@ public class NamespaceService {
   }
 
   /**
-   * Deleting a namespace upstream deletes everything in it; here that would mean running processes
-   * and volumes, so only an empty namespace can be deleted, which drops its labels (the name stays
-   * usable, as every name is). 409 otherwise.
+   * Deletes a namespace as upstream does: it is Terminating at once (deletionTimestamp set,
+   * status.phase Terminating, spec.finalizers still ["kubernetes"]), nothing new may be created in it
+   * ({@link NamespaceLifecycle}), and the namespace controller ({@link NamespaceDeleter}) deletes all it
+   * holds, then the namespace; an empty one is gone when this returns. Answers the namespace as it was
+   * marked. 403 for default, 409 when it is Terminating already (upstream's words), 404 for a name that
+   * was never created and holds nothing.
    */
   public Namespace delete(String name, boolean dryRun) {
     get(name); // 404 for a name that is not one
     if (name.equals("default")) {
       throw ApiException.forbidden("namespaces \"default\" is forbidden: this namespace may not be deleted", "", RESOURCE, name);
     }
-    boolean holdsSomething = !sets.list(name).isEmpty() || !pods.list(name).isEmpty() || !pods.listClaims(name).isEmpty();
-    if (holdsSomething) {
-      throw ApiException.of(409, "Conflict", "namespaces \"" + name + "\" is not empty: delete its StatefulSets and"
-          + " PersistentVolumeClaims first (Ordinal does not delete a namespace's contents with it)");
+    Optional<Namespace> stored = store.find(name);
+    if (stored.isPresent() && stored.get().getMetadata().getDeletionTimestamp() != null) {
+      throw ApiException.of(409, "Conflict", "Operation cannot be fulfilled on namespaces \"" + name + "\": The system is"
+          + " ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically"
+          + " be purged by the system.");
     }
-    // An implicit namespace has nothing stored to delete (and no uid by which kubectl could see it go).
-    Namespace current = store.find(name).orElseThrow(() -> ApiException.notFound(RESOURCE, name));
-    if (!dryRun) {
-      store.delete(name);
+    if (stored.isEmpty() && contents.remaining(name).isEmpty()) {
+      // An implicit namespace with nothing in it has nothing to delete (and no uid by which kubectl could see it go).
+      throw ApiException.notFound(RESOURCE, name);
     }
-    return current;
+    if (dryRun) {
+      Namespace terminating = stored.orElseGet(() -> NamespaceStore.implicit(name));
+      terminating.getMetadata().setDeletionTimestamp(KubeJson.timestamp(Instant.now()));
+      terminating.getStatus().setPhase("Terminating");
+      return terminating;
+    }
+    Namespace terminating = store.markTerminating(name);
+    deleter.delete(name);
+    return terminating;
   }
 
   private static void checkKind(Namespace namespace) {

@@ -59,10 +59,12 @@ public class RbacApi {
 
   private final Rbac rbac;
   private final Watches watches;
+  private final NamespaceLifecycle lifecycle;
 
-  public RbacApi(Rbac rbac, Watches watches) {
+  public RbacApi(Rbac rbac, Watches watches, NamespaceLifecycle lifecycle) {
     this.rbac = rbac;
     this.watches = watches;
+    this.lifecycle = lifecycle;
   }
 
   @Get(value = NS, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -161,6 +163,9 @@ public class RbacApi {
     if ((meta.getName() == null || meta.getName().isEmpty()) && meta.getGenerateName() != null
         && !meta.getGenerateName().isEmpty()) {
       meta.setName(meta.getGenerateName() + suffix());
+    }
+    if (kind.namespaced) {
+      lifecycle.admitCreate(namespace, RbacValidation.GROUP, resourceOf(kind), meta.getName());
     }
     prepare(kind, object);
     check(kind, object, RbacValidation.validate(object));

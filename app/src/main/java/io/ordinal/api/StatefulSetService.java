@@ -58,11 +58,14 @@ public class StatefulSetService {
 
   private final PodSecurityAdmission podSecurity;
   private final NodePlacement placement;
+  private final NamespaceLifecycle lifecycle;
   /** A spec change and the news of it for its controller (the outbox) commit together. */
   private final TransactionOperations<Connection> tx;
 
   public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers, RevisionStore revisions,
-      PodSecurityAdmission podSecurity, TransactionOperations<Connection> tx, NodePlacement placement) {
+      PodSecurityAdmission podSecurity, TransactionOperations<Connection> tx, NodePlacement placement,
+      NamespaceLifecycle lifecycle) {
+    this.lifecycle = lifecycle;
     this.podSecurity = podSecurity;
     this.placement = placement;
     this.tx = tx;
@@ -90,6 +93,7 @@ public class StatefulSetService {
     if (meta.getName() == null && meta.getGenerateName() != null && !meta.getGenerateName().isEmpty()) {
       meta.setName(meta.getGenerateName() + Long.toString(System.nanoTime() % 100_000, 36));
     }
+    lifecycle.admitCreate(namespace, GROUP, "statefulsets", meta.getName());
     StatefulSetDefaults.apply(set);
     List<FieldError> errors = new ArrayList<>(StatefulSetValidation.validateCreate(set, drivers.policy()));
     errors.addAll(placement.place(set, null));

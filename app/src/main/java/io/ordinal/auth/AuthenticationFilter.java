@@ -75,7 +75,7 @@ public class AuthenticationFilter implements HttpServerFilter {
       // upgrades to exec in a pod needs create too, as the POST does
       attributes = attributes.withVerb("create");
     }
-    boolean allowed = authorization.allows(user.get(), attributes) || codecFromThisMachine(request);
+    boolean allowed = authorization.allows(user.get(), attributes) || codecDecodeFromThisMachine(request);
     AuditContext.of(request).ifPresent(audit -> audit.annotate(AuditContext.DECISION, allowed ? "allow" : "forbid"));
     if (!allowed) {
       ApiException forbidden = ApiException.forbidden(Authorization.forbiddenMessage(user.get(), attributes),
@@ -153,12 +153,15 @@ public class AuthenticationFilter implements HttpServerFilter {
   }
 
   /**
-   * The Temporal Web UI decodes workflow payloads through {@code /codec} from the browser, which has
-   * no token of ours: allowed from this machine only (the service listens on loopback).
+   * The Temporal Web UI decodes workflow payloads through {@code /codec/decode} from the browser,
+   * which sends no credentials of ours (the dev server's UI has no login and no way to be told to):
+   * that one path (and its CORS preflight) is allowed from this machine without them. Decoding returns
+   * only what the caller sent, decompressed, and is bounded ({@code PayloadCodecApi}); encoding, and
+   * any caller from elsewhere, goes through authorization like every other request.
    */
-  private static boolean codecFromThisMachine(HttpRequest<?> request) {
+  private static boolean codecDecodeFromThisMachine(HttpRequest<?> request) {
     InetSocketAddress remote = request.getRemoteAddress();
-    return request.getPath().startsWith("/codec/") && remote != null && remote.getAddress() != null
-        && remote.getAddress().isLoopbackAddress();
+    return request.getPath().equals("/codec/decode") && Set.of("POST", "OPTIONS").contains(request.getMethodName())
+        && remote != null && remote.getAddress() != null && remote.getAddress().isLoopbackAddress();
   }
 }

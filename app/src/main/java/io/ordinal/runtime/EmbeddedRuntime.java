@@ -53,8 +53,8 @@ public final class EmbeddedRuntime implements AutoCloseable {
       if (settings.dbUrl() == null) {
         postgres = EmbeddedPostgresServer.start(settings.dataDir());
         props.put("datasources.default.url", postgres.jdbcUrl());
-        props.put("datasources.default.username", "postgres");
-        props.put("datasources.default.password", "postgres");
+        props.put("datasources.default.username", postgres.user());
+        props.put("datasources.default.password", postgres.password());
       } else {
         props.put("datasources.default.url", settings.dbUrl());
         props.put("datasources.default.username", settings.dbUser());

@@ -257,12 +257,29 @@ final class OrdinalService implements AutoCloseable {
 
   /**
    * Settings for another instance that shares this one's Temporal dev server and PostgreSQL (the
-   * embedded ones, whose postmaster.pid records its port on line 4), as several Ordinals share theirs.
+   * embedded ones), as several Ordinals share theirs: the service's own database and role.
    */
   Map<String, String> sharedInfrastructure() throws IOException {
-    List<String> postmaster = Files.readAllLines(dataDir.resolve("postgres/postmaster.pid"));
     return Map.of("TEMPORAL_ADDRESS", "127.0.0.1:" + temporalPort,
-        "ORDINAL_DB_URL", "jdbc:postgresql://127.0.0.1:" + postmaster.get(3).trim() + "/postgres");
+        "ORDINAL_DB_URL", jdbcUrl("ordinal"), "ORDINAL_DB_USER", "ordinal",
+        "ORDINAL_DB_PASSWORD", databasePassword("ordinal"));
+  }
+
+  /** The embedded PostgreSQL's port: line 4 of its postmaster.pid. */
+  int databasePort() throws IOException {
+    return Integer.parseInt(Files.readAllLines(dataDir.resolve("postgres/postmaster.pid")).get(3).trim());
+  }
+
+  String jdbcUrl(String database) throws IOException {
+    return "jdbc:postgresql://127.0.0.1:" + databasePort() + "/" + database;
+  }
+
+  /**
+   * The generated password of the embedded PostgreSQL's role {@code ordinal} (the service's) or
+   * {@code superuser} (postgres), from the file the service keeps it in, readable by its user only.
+   */
+  String databasePassword(String role) throws IOException {
+    return Files.readString(dataDir.resolve("auth").resolve("postgres-" + role + ".password")).trim();
   }
 
   /** The embedded PostgreSQL's postmaster, while it runs. */
