@@ -158,19 +158,19 @@ class CrashRecoveryIT {
 
       service.kill9();
       for (String id : before.values()) {
-        long pid = Long.parseLong(id.substring("process://".length()));
+        long pid = service.containerPid(id);
         assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "pod process " + pid + " died with the service");
       }
       // While the service is down, web-0's process dies: the next run must restart it.
-      long web0 = Long.parseLong(before.remove("web-0").substring("process://".length()));
-      ProcessHandle.of(web0).ifPresent(ProcessHandle::destroyForcibly);
+      String web0 = before.remove("web-0");
+      ProcessHandle.of(service.containerPid(web0)).ifPresent(ProcessHandle::destroyForcibly);
       Instant restart = Instant.now();
       service.start();
       api.awaitConverged(ns, "web", PODS, TIMEOUT);
       System.out.printf("re-adoption of %d local pods: service healthy and set converged %d ms after restart%n",
           PODS, Duration.between(restart, Instant.now()).toMillis());
       Map<String, String> after = containerIds(api, ns);
-      assertNotEquals("process://" + web0, after.remove("web-0"));
+      assertNotEquals(web0, after.remove("web-0"));
       assertEquals(before, after);
       for (JsonNode pod : api.pods(ns, "app=web")) {
         int restarts = pod.at("/status/containerStatuses/0/restartCount").asInt();

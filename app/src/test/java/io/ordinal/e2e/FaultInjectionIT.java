@@ -270,13 +270,14 @@ class FaultInjectionIT {
   }
 
   /**
-   * Main processes of this service's local pods, by pod name (from their environment). A
-   * container's main process leads its own session; the short-lived helpers of its setup script
-   * (mount, mkdir) and its own children share its environment and log but not that.
+   * Main processes of the local set's pods, by pod name (from their environment): each a process of
+   * the set's environment whose parent is not (a container's first process, started by the runtime;
+   * its children share its environment), wherever it came from, in the runtime or not.
    */
   Map<String, List<Long>> localProcesses() {
     Map<String, List<Long>> byPod = new HashMap<>();
-    ProcessHandle.allProcesses().filter(service::runsLocalPod).filter(FaultInjectionIT::leadsSession).forEach(p -> {
+    ProcessHandle.allProcesses().filter(ProcStat::running)
+        .filter(p -> p.parent().map(parent -> !podEnvironment(parent)).orElse(true)).forEach(p -> {
       try {
         String environ = new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "environ")));
         for (String entry : environ.split("\0")) {
@@ -291,10 +292,14 @@ class FaultInjectionIT {
     return byPod;
   }
 
-  static boolean leadsSession(ProcessHandle process) {
-    return ProcStat.fields(process.pid())
-        .map(f -> f.get(3).equals(Long.toString(process.pid()))) // state ppid pgrp session
-        .orElse(false);
+  /** Whether the process has the local set's pod environment. */
+  static boolean podEnvironment(ProcessHandle process) {
+    try {
+      String environ = new String(Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "environ")));
+      return environ.contains("POD_NAME=" + LOCAL_SET + "-") && environ.contains("POD_NAMESPACE=" + NS + "\0");
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** The process check can fail: a decoy second process for local-0 is seen as a duplicate. */

@@ -206,17 +206,20 @@ class LocalDriverIT {
   }
 
   @Test
-  void aStrayProcessOfTheContainerIsKilledBeforeItStartsAgain(@Namespace String ns) throws Exception {
-    // Regression (found by fault injection): a service killed between starting a container and
-    // saving its pid left that process running, and the next run started a second one.
+  void aContainerDiedIsStartedAgainAsANewContainerOfTheRuntime(@Namespace String ns) throws Exception {
     api.createSet(ns, Manifests.commandSet("stray", 1, "/bin/sleep", "100000"));
     api.awaitConverged(ns, "stray", 1, TIMEOUT);
-    long pid = Long.parseLong(api.pod(ns, "stray-0").at("/status/containerStatuses/0/containerID").asText().substring("process://".length()));
-    Path log = service.dataDir.resolve("local/pods/" + ns + "/stray-0/logs/nginx.log");
-    Process stray = new ProcessBuilder("/bin/sleep", "100000").redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-    ProcessHandle.of(pid).orElseThrow().destroyForcibly(); // the container dies: it is restarted
-    assertTrue(stray.waitFor(60, TimeUnit.SECONDS), "the stray process survived the restart");
-    api.await(Paths.core(ns, "events"), TIMEOUT, r -> r.body().contains("KilledStrayProcess"));
+    String first = api.pod(ns, "stray-0").at("/status/containerStatuses/0/containerID").asText();
+    assertTrue(first.startsWith("runc://" + ns + "_stray-0_nginx_"), first);
+    ProcessHandle.of(service.containerPid(first)).orElseThrow().destroyForcibly(); // the container dies: it is restarted
+    JsonNode restarted = api.await(Paths.pod(ns, "stray-0"), TIMEOUT, r -> r.code() == 200
+        && r.json().at("/status/containerStatuses/0/restartCount").asInt() == 1
+        && r.json().at("/status/containerStatuses/0/state/running").isObject());
+    String second = restarted.at("/status/containerStatuses/0/containerID").asText();
+    assertNotEquals(first, second, "a new container");
+    List<String> ids = service.localContainers().stream().map(c -> c.path("id").asText())
+        .filter(id -> id.startsWith(ns + "_stray-0_nginx_")).toList();
+    assertEquals(List.of(second.substring("runc://".length())), ids, "one container of stray-0's nginx");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package io.ordinal.e2e;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.ordinal.driver.ProcStat;
 import io.ordinal.store.KubeJson;
 import io.ordinal.workflow.LargePayloadCodec;
@@ -23,9 +24,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -371,62 +374,78 @@ final class OrdinalService implements AutoCloseable {
   }
 
   /**
-   * Whether {@code process} is a live (not zombie) process of one of this service's local pods:
-   * its stdout is a pod log under this service's data dir (a log stamper, or a container started
-   * before logs were stamped), or the pipe such a stamper reads (a container: the stampers are
-   * children of its session's leader). The data dir tells them apart from the pods of another
-   * service (another test run) on this machine.
+   * The containers this service's OCI runtime runs (its own state dir, so no other service's): id,
+   * first process (host pid) and bundle. Sandboxes included.
+   */
+  List<JsonNode> localContainers() {
+    Path root = dataDir.resolve("local/runc");
+    if (!Files.isDirectory(root)) {
+      return List.of();
+    }
+    try {
+      Process list = new ProcessBuilder("runc", "--root", root.toString(), "list", "--format", "json")
+          .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      String json = new String(list.getInputStream().readAllBytes());
+      list.waitFor();
+      List<JsonNode> containers = new ArrayList<>();
+      KubeJson.JSON.readTree(json.isBlank() ? "[]" : json).forEach(containers::add);
+      return containers;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The host pid of a local pod's container, by the containerID its status shows ({@code runc://<id>}). */
+  long containerPid(String containerId) {
+    String id = containerId.substring("runc://".length());
+    return localContainers().stream().filter(c -> c.path("id").asText().equals(id)).mapToLong(c -> c.path("pid").asLong())
+        .findFirst().orElseThrow(() -> new AssertionError("no container " + id + " in the runtime"));
+  }
+
+  /**
+   * Whether {@code process} is a live (not zombie) process of one of this service's local pods: it is
+   * in the cgroup of one of the containers (not sandboxes) its runtime runs.
    */
   boolean runsLocalPod(ProcessHandle process) {
     if (!ProcStat.running(process)) {
       return false;
     }
-    Optional<Path> stdout = fd(process, 1);
-    if (stdout.isEmpty()) {
+    Set<String> cgroups = new HashSet<>();
+    for (JsonNode container : localContainers()) {
+      try {
+        JsonNode config = KubeJson.JSON.readTree(Path.of(container.path("bundle").asText(), "config.json").toFile());
+        if (!config.at("/process/args/0").asText().endsWith("catatonit")) {
+          cgroups.add(config.at("/linux/cgroupsPath").asText());
+        }
+      } catch (IOException e) {
+        // removed meanwhile
+      }
+    }
+    try {
+      return Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "cgroup")).stream()
+          .map(line -> line.substring(line.indexOf(':', line.indexOf(':') + 1) + 1))
+          .anyMatch(cgroups::contains);
+    } catch (IOException | RuntimeException e) {
       return false;
     }
-    if (writesALog(process)) {
-      return true;
-    }
-    Optional<ProcessHandle> sessionLeader = ProcStat.fields(process.pid())
-        .flatMap(f -> ProcessHandle.of(Long.parseLong(f.get(3)))); // state ppid pgrp session
-    return sessionLeader.stream().flatMap(ProcessHandle::children)
-        .anyMatch(child -> fd(child, 0).equals(stdout) && writesALog(child));
   }
 
-  private boolean writesALog(ProcessHandle process) {
-    return fd(process, 1).map(out -> out.startsWith(dataDir.resolve("local"))).orElse(false);
-  }
-
-  /** Where a file descriptor of {@code process} points; empty when gone or not ours to read. */
-  private static Optional<Path> fd(ProcessHandle process, int fd) {
-    try {
-      return Optional.of(Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", Integer.toString(fd))));
-    } catch (IOException | RuntimeException e) {
-      return Optional.empty();
-    }
-  }
-
+  /** Removes every container of this service's runtime, with what runs in it. */
   void killLocalPods() {
-    Path pods = dataDir.resolve("local/pods");
-    if (!Files.isDirectory(pods)) {
-      return;
-    }
-    try (var files = Files.walk(pods)) {
-      files.filter(p -> p.getFileName().toString().equals("state.json")).forEach(state -> {
-        try {
-          KubeJson.JSON.readTree(state.toFile()).path("containers").forEach(c -> {
-            long pid = c.path("pid").asLong();
-            if (pid > 0) {
-              ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-            }
-          });
-        } catch (IOException e) {
-          // a pod that was being written: nothing to kill
-        }
-      });
-    } catch (IOException e) {
-      // nothing to clean
+    for (JsonNode container : localContainers()) {
+      try {
+        new ProcessBuilder("runc", "--root", dataDir.resolve("local/runc").toString(), "delete", "--force",
+            container.path("id").asText()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start().waitFor();
+      } catch (IOException e) {
+        // gone meanwhile
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 

@@ -232,7 +232,7 @@ class PodSecurityIT {
   }
 
   private static long pid(String ns, String pod) {
-    return Long.parseLong(api.pod(ns, pod).at("/status/containerStatuses/0/containerID").asText().substring("process://".length()));
+    return service.containerPid(api.pod(ns, pod).at("/status/containerStatuses/0/containerID").asText());
   }
 
   private static Map<String, String> procStatus(long pid) throws Exception {

@@ -20,8 +20,10 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Stable network identity: each pod identity gets a loopback address (127.0.1.1 upwards) the first
- * time it is created; the address is persisted and stays with the identity while its set exists.
+ * Stable network identity: each pod identity gets an address of this installation's block of the
+ * pod network ({@link PodNetwork}) the first time it is created; the address is persisted and stays
+ * with the identity while its set exists. An identity whose address lies outside the block (given by
+ * a release that used loopback addresses, or before the block was claimed again) gets a new one.
  * Every pod of a namespace gets a hosts file naming all its members.
  */
 @Singleton
@@ -29,10 +31,12 @@ public class AddressBook {
   public static final String CLUSTER_DOMAIN = Labels.CLUSTER_DOMAIN;
   private final Repositories.PodAddresses addresses;
   private final LocalPaths paths;
+  private final PodNetwork network;
 
-  public AddressBook(Repositories.PodAddresses addresses, LocalPaths paths) {
+  public AddressBook(Repositories.PodAddresses addresses, LocalPaths paths, PodNetwork network) {
     this.addresses = addresses;
     this.paths = paths;
+    this.network = network;
   }
 
   /**
@@ -54,20 +58,24 @@ public class AddressBook {
 
   private String allocate(String namespace, String setName, String podName) {
     String id = StatefulSetStore.id(namespace, podName);
-    return addresses.findById(id).map(PodAddressRow::ip).orElseGet(() -> {
-      Set<String> taken = new HashSet<>(addresses.listIp());
-      for (int n = 1 << 8; n < 1 << 24; n++) { // 127.0.1.0 upwards; 127.0.0.x stays for the host
-        if ((n & 0xff) == 0 || (n & 0xff) == 0xff) {
-          continue;
+    PodNetwork.Block block = network.block();
+    var kept = addresses.findById(id);
+    if (kept.isPresent() && block.contains(kept.get().ip())) {
+      return kept.get().ip();
+    }
+    Set<String> taken = new HashSet<>(addresses.listIp());
+    for (String ip : block.podAddresses()) {
+      if (!taken.contains(ip)) {
+        PodAddressRow row = new PodAddressRow(id, namespace, setName, podName, ip);
+        if (kept.isPresent()) {
+          addresses.update(row);
+        } else {
+          addresses.save(row);
         }
-        String ip = "127." + ((n >> 16) & 0xff) + "." + ((n >> 8) & 0xff) + "." + (n & 0xff);
-        if (!taken.contains(ip)) {
-          addresses.save(new PodAddressRow(id, namespace, setName, podName, ip));
-          return ip;
-        }
+        return ip;
       }
-      throw new IllegalStateException("no free loopback address");
-    });
+    }
+    throw new IllegalStateException("no free address left in " + PodNetwork.format(block.base()) + "/" + block.prefix());
   }
 
   public List<PodAddressRow> members(String namespace) {

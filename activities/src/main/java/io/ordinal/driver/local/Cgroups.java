@@ -14,17 +14,30 @@ import java.util.regex.Pattern;
 
 /**
  * Enforces a container's {@code resources.limits} (memory, cpu) with a cgroup of its own, on cgroup
- * v2 (unified) or v1 (memory and cpu controllers), whichever this machine has writable.
+ * v2 (unified) or v1 (memory and cpu controllers), whichever this machine has writable: {@code
+ * ordinal/<name>} carries the limits and the runtime puts the container in {@code
+ * ordinal/<name>/container} below it. The runtime removes its own cgroup when the container ends;
+ * the one above keeps the count of OOM kills, which is how an exit is known to be one.
  */
 final class Cgroups {
   static final Path ROOT = Path.of("/sys/fs/cgroup");
   private static final long CPU_PERIOD_US = 100_000;
   private static final Pattern OOM_KILL = Pattern.compile("(?m)^oom_kill (\\d+)$");
 
-  /** The cgroup directories a container joins (its {@code cgroup.procs} files), and where OOM kills are counted. */
-  record Placement(List<Path> procsFiles, Path oomEvents) {
+  /**
+   * Where the container's cgroups go: the runtime's for one start is {@code <parent>/<start>}
+   * ({@code linux.cgroupsPath}); OOM kills are counted in {@code oomEvents} (null: no limits).
+   */
+  record Placement(String parent, Path oomEvents) {
+    String runtimePath(String start) {
+      return parent + "/" + start;
+    }
+
     /** Number of processes the kernel OOM-killed in this cgroup so far. */
     long oomKills() {
+      if (oomEvents == null) {
+        return 0;
+      }
       try {
         Matcher m = OOM_KILL.matcher(Files.readString(oomEvents));
         return m.find() ? Long.parseLong(m.group(1)) : 0;
@@ -41,14 +54,16 @@ final class Cgroups {
   }
 
   /**
-   * Creates (or reuses) the cgroup {@code ordinal/<name>} with the container's limits; empty when
-   * there are no limits or the hierarchy cannot be written (the caller records a warning event).
+   * Creates (or reuses) the cgroup {@code ordinal/<name>} with the container's limits, and names the
+   * runtime's below it; without limits only the runtime's. Empty when there are limits and the
+   * hierarchy cannot be written (the caller records a warning event).
    */
   static Optional<Placement> place(String name, ResourceRequirements resources) throws IOException {
     Long memory = memoryBytes(resources);
     Long cpuQuota = cpuQuotaMicros(resources);
+    String parentPath = unlimited(name).parent();
     if (memory == null && cpuQuota == null) {
-      return Optional.empty();
+      return Optional.of(unlimited(name));
     }
     if (unified()) {
       Path parent = ROOT.resolve("ordinal");
@@ -59,22 +74,21 @@ final class Cgroups {
       write(ROOT.resolve("cgroup.subtree_control"), "+memory +cpu");
       write(parent.resolve("cgroup.subtree_control"), "+memory +cpu");
       Path group = Files.createDirectories(parent.resolve(name));
+      write(group.resolve("cgroup.subtree_control"), "+memory +cpu");
       if (memory != null) {
         write(group.resolve("memory.max"), Long.toString(memory));
       }
       if (cpuQuota != null) {
         write(group.resolve("cpu.max"), cpuQuota + " " + CPU_PERIOD_US);
       }
-      return Optional.of(new Placement(List.of(group.resolve("cgroup.procs")), group.resolve("memory.events")));
+      return Optional.of(new Placement(parentPath, group.resolve("memory.events")));
     }
     Path memoryRoot = ROOT.resolve("memory");
     Path cpuRoot = ROOT.resolve("cpu");
     if (!Files.isWritable(memoryRoot) || !Files.isWritable(cpuRoot)) {
       return Optional.empty();
     }
-    List<Path> procs = new ArrayList<>();
     Path memoryGroup = Files.createDirectories(memoryRoot.resolve("ordinal").resolve(name));
-    procs.add(memoryGroup.resolve("cgroup.procs"));
     if (memory != null) {
       write(memoryGroup.resolve("memory.limit_in_bytes"), Long.toString(memory));
     }
@@ -82,9 +96,13 @@ final class Cgroups {
       Path cpuGroup = Files.createDirectories(cpuRoot.resolve("ordinal").resolve(name));
       write(cpuGroup.resolve("cpu.cfs_period_us"), Long.toString(CPU_PERIOD_US));
       write(cpuGroup.resolve("cpu.cfs_quota_us"), Long.toString(cpuQuota));
-      procs.add(cpuGroup.resolve("cgroup.procs"));
     }
-    return Optional.of(new Placement(procs, memoryGroup.resolve("memory.oom_control")));
+    return Optional.of(new Placement(parentPath, memoryGroup.resolve("memory.oom_control")));
+  }
+
+  /** The runtime's cgroup alone, with no limits above it. */
+  static Placement unlimited(String name) {
+    return new Placement("/ordinal/" + name, null);
   }
 
   static Long memoryBytes(ResourceRequirements resources) {
@@ -98,14 +116,34 @@ final class Cgroups {
     return q == null ? null : q.getNumericalAmount().multiply(BigDecimal.valueOf(CPU_PERIOD_US)).max(BigDecimal.valueOf(1000)).longValue();
   }
 
-  /** Removes a container's cgroups (they must be empty). */
+  /** Removes a container's cgroups, in every hierarchy the runtime made them in (they must be empty). */
   static void remove(String name) {
-    for (Path base : List.of(ROOT.resolve("ordinal"), ROOT.resolve("memory/ordinal"), ROOT.resolve("cpu/ordinal"))) {
-      try {
-        Files.deleteIfExists(base.resolve(name)); // rmdir: the kernel removes the control files
-      } catch (IOException e) {
-        // still has processes, or never existed
+    List<Path> bases = new ArrayList<>(List.of(ROOT.resolve("ordinal")));
+    try (var controllers = Files.list(ROOT)) {
+      controllers.filter(Files::isDirectory).forEach(controller -> bases.add(controller.resolve("ordinal")));
+    } catch (IOException e) {
+      // no cgroup filesystem: nothing was made
+    }
+    for (Path base : bases) {
+      Path group = base.resolve(name);
+      if (!Files.isDirectory(group)) {
+        continue;
       }
+      // rmdir, the runtime's of each start first: the kernel removes the control files
+      try (var starts = Files.list(group)) {
+        starts.filter(Files::isDirectory).forEach(Cgroups::rmdir);
+      } catch (IOException e) {
+        // gone meanwhile
+      }
+      rmdir(group);
+    }
+  }
+
+  private static void rmdir(Path group) {
+    try {
+      Files.deleteIfExists(group);
+    } catch (IOException e) {
+      // still has processes: the next removal takes it
     }
   }
 

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.ordinal.store.KubeJson;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -30,9 +31,13 @@ final class ContainerRuntime {
   static final Duration BACKOFF_RESET = Duration.ofMinutes(10);
   private static final ExecutorService PROBES = Executors.newVirtualThreadPerTaskExecutor();
 
-  /** Persisted across service restarts (in the pod's state file). */
+  /**
+   * Persisted across service restarts (in the pod's state file). {@code containerId} is null in the
+   * state of a release before the OCI runtime, whose process ran unconfined: it is stopped and the
+   * container started again in the runtime.
+   */
   record Saved(long pid, long processStartMillis, long startedAtMillis, int restartCount,
-      Integer lastExitCode, String lastReason, long lastStartedAtMillis, long lastFinishedAtMillis) {}
+      Integer lastExitCode, String lastReason, long lastStartedAtMillis, long lastFinishedAtMillis, String containerId) {}
 
   final Container spec;
   private final PodSupervisor pod;
@@ -72,8 +77,13 @@ final class ContainerRuntime {
     lastReason = saved.lastReason();
     lastStartedAt = saved.lastStartedAtMillis() > 0 ? Instant.ofEpochMilli(saved.lastStartedAtMillis()) : null;
     lastFinishedAt = saved.lastFinishedAtMillis() > 0 ? Instant.ofEpochMilli(saved.lastFinishedAtMillis()) : null;
-    if (saved.pid() > 0) {
-      var adopted = ContainerProcess.adopt(saved.pid(), Instant.ofEpochMilli(saved.processStartMillis()));
+    if (saved.pid() > 0 && saved.containerId() == null) {
+      pod.stopUnconfined(spec.getName(), saved.pid(), Instant.ofEpochMilli(saved.processStartMillis()));
+      recordExit(-1, "Unknown", Instant.now());
+      nextStartAt = Instant.EPOCH;
+    } else if (saved.pid() > 0) {
+      var adopted = ContainerProcess.adopt(pod.runc(), saved.containerId(), saved.pid(),
+          Instant.ofEpochMilli(saved.processStartMillis()));
       if (adopted.isPresent()) {
         process = adopted.get();
         startedAt = Instant.ofEpochMilli(saved.startedAtMillis());
@@ -93,7 +103,8 @@ final class ContainerRuntime {
     return new Saved(process == null ? 0 : process.pid(),
         process == null ? 0 : process.startedAt().toEpochMilli(),
         startedAt == null ? 0 : startedAt.toEpochMilli(), restartCount, lastExitCode, lastReason,
-        lastStartedAt == null ? 0 : lastStartedAt.toEpochMilli(), lastFinishedAt == null ? 0 : lastFinishedAt.toEpochMilli());
+        lastStartedAt == null ? 0 : lastStartedAt.toEpochMilli(), lastFinishedAt == null ? 0 : lastFinishedAt.toEpochMilli(),
+        process == null ? null : process.id());
   }
 
   /** Advances this container by one step; returns true when something a status shows changed. */
@@ -108,6 +119,7 @@ final class ContainerRuntime {
     if (!process.alive()) {
       int code = process.exitCode();
       boolean oomKilled = cgroup != null && cgroup.oomKills() > oomKillsAtStart;
+      Cgroups.remove(pod.containerId(spec.getName()));
       recordExit(code, oomKilled ? "OOMKilled" : code == 0 ? "Completed" : "Error", now);
       Duration ran = Duration.between(startedAt, now);
       if (ran.compareTo(BACKOFF_RESET) >= 0) {
@@ -164,15 +176,27 @@ final class ContainerRuntime {
     if (restartCount > 0 && Files.exists(logFile)) {
       Files.move(logFile, pod.previousLogFile(spec.getName()), StandardCopyOption.REPLACE_EXISTING);
     }
-    cgroup = Cgroups.place(pod.cgroupName(spec.getName()), spec.getResources()).orElse(null);
+    var placed = Cgroups.place(pod.containerId(spec.getName()), spec.getResources());
     boolean limited = Cgroups.memoryBytes(spec.getResources()) != null || Cgroups.cpuQuotaMicros(spec.getResources()) != null;
-    if (limited && cgroup == null && !limitsWarned) {
+    if (limited && placed.isEmpty() && !limitsWarned) {
       limitsWarned = true;
       pod.event("Warning", "LimitsNotEnforced", "container " + spec.getName()
           + ": resources.limits are recorded but not enforced (no writable cgroup hierarchy)");
     }
-    oomKillsAtStart = cgroup == null ? 0 : cgroup.oomKills();
-    process = pod.launch(spec, logFile, cgroup == null ? List.of() : cgroup.procsFiles());
+    cgroup = placed.orElse(Cgroups.unlimited(pod.containerId(spec.getName())));
+    oomKillsAtStart = cgroup.oomKills();
+    try {
+      process = pod.launch(spec, logFile, cgroup);
+    } catch (IOException e) {
+      // As the kubelet's CreateContainerError: the pod says why, and it is tried again after a back-off.
+      log.warn("pod {} container {}: cannot start: {}", pod.name(), spec.getName(), e.getMessage());
+      pod.event("Warning", "Failed", "Error: " + e.getMessage());
+      waitingReason = "CreateContainerError";
+      waitingMessage = e.getMessage();
+      nextStartAt = now.plus(backoff);
+      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+      return;
+    }
     startedAt = now;
     started = false;
     ready = false;
@@ -199,12 +223,13 @@ final class ContainerRuntime {
   private void kill(String why) {
     log.info("pod {} container {}: {}; killing it", pod.name(), spec.getName(), why);
     pod.event("Warning", "Unhealthy", "Container " + spec.getName() + " " + why + ", will be restarted");
-    process.signalGroup("KILL");
+    process.kill();
   }
 
   private boolean probe(Probe probe) {
+    ContainerProcess running = process;
     return ProbeRunner.run(probe, pod.podIp(), spec.getPorts() == null ? List.of() : spec.getPorts(),
-        pod.env(spec), process == null ? 0 : process.pid(), pod.user(spec));
+        running == null ? null : pod.execTarget(running));
   }
 
   ContainerProcess process() {
@@ -224,7 +249,7 @@ final class ContainerRuntime {
         .withName(spec.getName()).withImage(spec.getImage()).withImageID("")
         .withReady(ready).withStarted(started).withRestartCount(restartCount);
     if (process != null) {
-      status.withContainerID("process://" + process.pid());
+      status.withContainerID("runc://" + process.id());
       status.withNewState().withNewRunning(KubeJson.timestamp(startedAt)).endState();
     } else {
       status.withNewState().withNewWaiting().withReason(waitingReason).withMessage(waitingMessage).endWaiting().endState();

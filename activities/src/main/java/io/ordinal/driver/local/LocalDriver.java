@@ -35,8 +35,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code local} driver: a pod is a group of supervised OS processes on this machine, one per
- * container, with its PVCs as directories under the data dir and a stable loopback address.
+ * The {@code local} driver: a pod is a sandbox of the OCI runtime on this machine with one
+ * supervised container per container of its spec, its PVCs as directories under the data dir, and
+ * a stable address on the pod network.
  */
 @Singleton
 public class LocalDriver implements PodDriver {
@@ -52,9 +53,13 @@ public class LocalDriver implements PodDriver {
   private final AddressBook addresses;
   private final ThisNode node;
   private final LocalPodMetrics metrics;
+  private final Runc runc;
+  private final PodNetwork network;
 
   public LocalDriver(Repositories.Pods pods, StatefulSetStore sets, EventRecorder events, PodEvents podEvents,
-      LocalPaths paths, AddressBook addresses, ThisNode node, LocalPodMetrics metrics) {
+      LocalPaths paths, AddressBook addresses, ThisNode node, LocalPodMetrics metrics, Runc runc, PodNetwork network) {
+    this.runc = runc;
+    this.network = network;
     this.node = node;
     this.metrics = metrics;
     this.pods = pods;
@@ -109,6 +114,37 @@ public class LocalDriver implements PodDriver {
       }
     }
     log.info("local driver re-adopted {} pods in {} ms", all.size(), Duration.between(started, Instant.now()).toMillis());
+    removeUnknownContainers();
+  }
+
+  /**
+   * Containers of this installation's runtime that belong to no pod (a pod removed from the
+   * database while the service was down) are removed, with what runs in them. The pods are read
+   * after the containers: a pod's row exists before its first container does.
+   */
+  private void removeUnknownContainers() {
+    if (runc.unavailable().isPresent()) {
+      return;
+    }
+    try {
+      List<String> ids = runc.list();
+      List<PodRow> known = pods.findByDriver(name());
+      for (String id : ids) {
+        if (known.stream().noneMatch(row -> runs(row, id))) {
+          log.info("removing runtime container {}: no pod runs it", id);
+          runc.delete(id);
+        }
+      }
+    } catch (IOException e) {
+      log.warn("could not list the runtime's containers: {}", e.getMessage());
+    }
+  }
+
+  /** Whether {@code id} is the sandbox or a container of pod {@code row} (PodSupervisor's ids). */
+  private static boolean runs(PodRow row, String id) {
+    String prefix = row.namespace() + "_" + row.name() + "_";
+    String uid = row.uid().substring(0, 8);
+    return id.startsWith(prefix) && (id.equals(prefix + uid) || id.contains("_" + uid + "-"));
   }
 
   private PodSupervisor supervise(DriverPod pod) {
@@ -120,7 +156,7 @@ public class LocalDriver implements PodDriver {
     });
   }
 
-  /** A set's loopback addresses are kept while it exists, and freed with it. */
+  /** A set's addresses are kept while it exists, and freed with it. */
   @Override
   public void setRemoved(String namespace, String setName) {
     addresses.release(namespace, setName);
@@ -142,6 +178,14 @@ public class LocalDriver implements PodDriver {
 
   AddressBook addresses() {
     return addresses;
+  }
+
+  Runc runc() {
+    return runc;
+  }
+
+  PodNetwork network() {
+    return network;
   }
 
   @Override

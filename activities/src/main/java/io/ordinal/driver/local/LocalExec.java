@@ -12,68 +12,101 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
- * kubectl exec on the local driver: the command runs in the container's mount and UTS namespaces
- * (through {@code nsenter}, as exec probes do) with the container's environment and working directory, on
- * pipes, or on a pseudo-terminal (pty4j) when the client asked for one.
+ * kubectl exec on the local driver: {@code runc exec} into the running container, which runs the
+ * command as the container's own process runs (its user, groups, capabilities, no_new_privs,
+ * seccomp, namespaces, cgroup, env and working dir), on pipes, or on a pseudo-terminal (pty4j)
+ * when the client asked for one. Nothing of the container's filesystem runs on the machine.
  */
 final class LocalExec {
-  private static final String NSENTER = "/usr/bin/nsenter";
   /** The terminal's size until the client sends its own (a resize message follows at once). */
   private static final int INITIAL_COLUMNS = 80;
   private static final int INITIAL_ROWS = 24;
 
-  /** Where and how a container's commands run: its process (whose mount namespace they join), env, working dir and user. */
-  record Target(long containerPid, Map<String, String> env, String workingDir, ContainerUser user) {}
+  /** A running container: the runtime that runs it, its id, and where an exec's pid file may go. */
+  record Target(Runc runc, String containerId, Path bundle) {
+    /**
+     * {@code runc exec}: the container's process spec with {@code command} as its args; a terminal
+     * with TERM=xterm unless the container sets TERM (as container runtimes do). The exec's own pid
+     * goes to {@code pidFile}, so that a timeout or a client gone ends the command, not only the runtime.
+     */
+    List<String> exec(List<String> command, boolean tty, Path pidFile, Map<String, String> extraEnv) {
+      List<String> argv = new ArrayList<>(runc.command("exec", "--pid-file", pidFile.toString()));
+      if (tty) {
+        argv.addAll(List.of("--tty", "--env", "TERM=xterm"));
+      }
+      extraEnv.forEach((name, value) -> argv.addAll(List.of("--env", name + "=" + value)));
+      argv.add(containerId);
+      argv.addAll(command); // after the id: the runtime reads no more flags
+      return argv;
+    }
+
+    Path pidFile() {
+      return bundle.resolve("exec-" + UUID.randomUUID() + ".pid");
+    }
+  }
 
   private LocalExec() {}
 
   static ExecProcess start(Target target, ExecRequest request) throws IOException {
-    List<String> argv = new ArrayList<>();
-    String hostDir = target.workingDir();
-    if (ContainerProcess.mountNamespacesAvailable() && Files.isExecutable(Path.of(NSENTER))) {
-      // --wdns resolves the working dir inside the container's mounts (it may be below a volume).
-      // --uts joins the container's own namespace rather than making one with the same name: the
-      // command then sees exactly the container's hostname, whatever set it, with nothing to repeat.
-      argv.addAll(List.of(NSENTER, "--target", Long.toString(target.containerPid()), "--mount", "--uts",
-          "--wdns=" + target.workingDir(), "--"));
-      hostDir = "/";
-    }
-    argv.addAll(target.user().setpriv()); // the container's user, never root unless the container runs as root
-    argv.addAll(request.command());
-    Map<String, String> env = new LinkedHashMap<>(target.env());
+    Path pidFile = target.pidFile();
+    List<String> argv = target.exec(request.command(), request.tty(), pidFile, Map.of());
     if (request.tty()) {
-      // As container runtimes do for a terminal, unless the container sets its own.
-      env.putIfAbsent("TERM", "xterm");
-      return new Terminal(new PtyProcessBuilder(argv.toArray(String[]::new)).setEnvironment(env)
-          .setDirectory(hostDir).setRedirectErrorStream(true).setConsole(false)
-          .setInitialColumns(INITIAL_COLUMNS).setInitialRows(INITIAL_ROWS).start(), request);
+      return new Terminal(new PtyProcessBuilder(argv.toArray(String[]::new)).setEnvironment(Runc.environment())
+          .setDirectory("/").setRedirectErrorStream(true).setConsole(false)
+          .setInitialColumns(INITIAL_COLUMNS).setInitialRows(INITIAL_ROWS).start(), request, pidFile);
     }
-    ProcessBuilder builder = new ProcessBuilder(argv).directory(new File(hostDir))
+    ProcessBuilder builder = new ProcessBuilder(argv).directory(new File("/"))
         .redirectInput(request.stdin() ? ProcessBuilder.Redirect.PIPE : ProcessBuilder.Redirect.from(new File("/dev/null")))
         .redirectOutput(request.stdout() ? ProcessBuilder.Redirect.PIPE : ProcessBuilder.Redirect.DISCARD)
         .redirectError(request.stderr() ? ProcessBuilder.Redirect.PIPE : ProcessBuilder.Redirect.DISCARD);
     builder.environment().clear();
-    builder.environment().putAll(env);
-    return new Piped(builder.start(), request);
+    builder.environment().putAll(Runc.environment());
+    return new Piped(builder.start(), request, pidFile);
+  }
+
+  /** Kills the command an exec started in the container (its pid, from the runtime's pid file), then the runtime. */
+  static void kill(Process runtime, Path pidFile) {
+    try {
+      if (Files.exists(pidFile)) {
+        long pid = Long.parseLong(Files.readString(pidFile).trim());
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+      }
+    } catch (IOException | NumberFormatException e) {
+      // not written yet, or already gone: the runtime's end below suffices
+    }
+    runtime.destroyForcibly();
+    forget(pidFile);
+  }
+
+  static void forget(Path pidFile) {
+    try {
+      Files.deleteIfExists(pidFile);
+    } catch (IOException e) {
+      // the pod's directory goes with the pod
+    }
   }
 
   /** What both kinds share: waiting for and ending the process this service started. */
   private abstract static class Started implements ExecProcess {
     final Process process;
+    private final Path pidFile;
 
-    Started(Process process) {
+    Started(Process process, Path pidFile) {
       this.process = process;
+      this.pidFile = pidFile;
     }
 
     @Override
     public int waitFor() throws InterruptedException {
-      return process.waitFor();
+      int code = process.waitFor();
+      forget(pidFile);
+      return code;
     }
 
     @Override
@@ -83,9 +116,7 @@ final class LocalExec {
 
     @Override
     public void kill() {
-      // Only this process and its own descendants: what the exec started, nothing of the container's.
-      process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly();
+      LocalExec.kill(process, pidFile); // what the exec started, nothing else of the container's
     }
   }
 
@@ -93,8 +124,8 @@ final class LocalExec {
   private static final class Piped extends Started {
     private final ExecRequest request;
 
-    Piped(Process process, ExecRequest request) {
-      super(process);
+    Piped(Process process, ExecRequest request, Path pidFile) {
+      super(process, pidFile);
       this.request = request;
     }
 
@@ -124,8 +155,8 @@ final class LocalExec {
     private final PtyProcess pty;
     private final ExecRequest request;
 
-    Terminal(PtyProcess pty, ExecRequest request) {
-      super(pty);
+    Terminal(PtyProcess pty, ExecRequest request, Path pidFile) {
+      super(pty, pidFile);
       this.pty = pty;
       this.request = request;
     }

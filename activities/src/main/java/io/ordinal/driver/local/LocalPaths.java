@@ -20,10 +20,9 @@ public class LocalPaths {
 
   public LocalPaths(@Value("${ordinal.data-dir:var}") String dataDir) throws IOException {
     this.root = Path.of(dataDir).toAbsolutePath().normalize().resolve("local");
-    if (ContainerProcess.mountNamespacesAvailable()) {
-      // Pods run as other users and see this machine's files: no pod may read another's logs or
-      // volumes by their path. A container reaches its own through bind mounts made as root.
-      for (String dir : new String[] {"pods", "volumes", "hosts"}) {
+    if (ContainerProcess.ROOT) {
+      // Only the service reads these: a container reaches its own volumes through the runtime's bind mounts.
+      for (String dir : new String[] {"pods", "volumes", "hosts", "runc"}) {
         Path path = Files.createDirectories(root.resolve(dir));
         Files.setPosixFilePermissions(path, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
       }
@@ -42,6 +41,11 @@ public class LocalPaths {
 
   public Path hosts(String namespace, String pod) {
     return child(child(root.resolve("hosts"), namespace), pod);
+  }
+
+  /** The OCI runtime's state (runc --root): this installation's containers, and no other's. */
+  public Path runtimeState() {
+    return root.resolve("runc");
   }
 
   public Path logs(String namespace, String pod) {

@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.ordinal.driver.Signals;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.ordinal.driver.DriverPod;
@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -41,14 +42,18 @@ import org.slf4j.MDC;
  * Runs one pod on this machine: prepares its address, hosts file and volumes, runs its init
  * containers to completion in order, then supervises its app containers until the pod is deleted,
  * when it terminates them gracefully (preStop, SIGTERM, grace period, SIGKILL) and removes the pod.
- * The pod's processes live in their own sessions, so they outlive the service; a supervisor of the
- * next service run re-adopts them from the pod's state file.
+ * Its containers run in the OCI runtime, in the pod's sandbox (network, pid, ipc and uts
+ * namespaces); they outlive the service, and a supervisor of the next service run re-adopts them
+ * from the pod's state file. A pod whose setup failed can still be deleted.
  */
 final class PodSupervisor implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(PodSupervisor.class);
   static final Duration TICK = Duration.ofMillis(50);
   static final long LOG_CAP_BYTES = 10L * 1024 * 1024;
-  private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  /** The machine's address as a pod sees it: its status.hostIP, and the pod IP of a hostNetwork pod. */
+  static final String HOST_ADDRESS = "127.0.0.1";
+  /** How long a container of a release before the OCI runtime gets to stop before it is killed. */
+  private static final Duration UNCONFINED_STOP_GRACE = Duration.ofSeconds(10);
 
   record Saved(boolean initDone, long podStartedAtMillis, Map<String, ContainerRuntime.Saved> containers) {}
 
@@ -65,8 +70,9 @@ final class PodSupervisor implements Runnable {
   private String podIp;
   /** Its name inside the pod; set by {@link #prepare}. */
   private volatile PodHostname hostname;
-  private List<ContainerProcess.Mount> mounts = List.of();
-  private Map<String, String> mountEnv = Map.of();
+  /** Each container's volumes, by container name; set by {@link #prepare}. */
+  private Map<String, List<OciSpec.Volume>> volumes = Map.of();
+  private final PodSandbox sandbox;
   private boolean initDone;
   private Instant podStartedAt;
   private String publishedStatus = "";
@@ -77,6 +83,7 @@ final class PodSupervisor implements Runnable {
     this.row = row;
     this.pod = row.object();
     this.dir = driver.paths().pod(row.namespace(), row.name());
+    this.sandbox = new PodSandbox(driver.runc(), driver.network(), sandboxId(), row.uid(), dir.resolve("sandbox"), pod.getSpec());
     for (Container c : pod.getSpec().getContainers()) {
       containers.add(new ContainerRuntime(c, this));
     }
@@ -120,37 +127,50 @@ final class PodSupervisor implements Runnable {
     MDC.put("set", row.namespace() + "/" + row.setName());
     MDC.put("pod", row.name());
     try {
-      prepare();
-      restore();
-      if (!stopRequested && !initDone) {
-        runInitContainers();
-      }
-      while (!stopRequested && !detached) {
-        superviseOnce();
-        Thread.sleep(TICK.toMillis());
+      try {
+        prepare();
+        restore();
+        if (!stopRequested && !initDone) {
+          runInitContainers();
+        }
+        while (!stopRequested && !detached) {
+          superviseOnce();
+          Thread.sleep(TICK.toMillis());
+        }
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) {
+        log.error("pod {}: supervisor failed", name(), e);
+        driver.fail(row, e.toString());
+        reported.countDown();
+        // Failed, but never stuck: a delete still stops whatever runs and removes the pod.
+        while (!stopRequested && !detached) {
+          Thread.sleep(TICK.toMillis());
+        }
       }
       if (stopRequested && !detached) {
         terminate();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (Exception e) {
-      log.error("pod {}: supervisor failed", name(), e);
-      driver.fail(row, e.toString());
     } finally {
       reported.countDown();
     }
   }
 
   private void prepare() throws IOException {
+    var unavailable = driver.runc().unavailable();
+    if (unavailable.isPresent()) {
+      throw new IOException(unavailable.get());
+    }
     Files.createDirectories(dir.resolve("logs"));
     hostname = PodHostname.of(pod);
-    podIp = driver.addresses().addressOf(row.namespace(), row.setName(), row.name());
+    podIp = sandbox.hostNetwork() ? HOST_ADDRESS : driver.addresses().addressOf(row.namespace(), row.setName(), row.name());
     driver.refreshHostsFiles(row.namespace());
-    List<ContainerProcess.Mount> binds = new ArrayList<>();
-    Map<String, String> env = new LinkedHashMap<>();
+    Map<String, List<OciSpec.Volume>> byContainer = new LinkedHashMap<>();
     Set<String> owned = new HashSet<>();
     for (Container c : allContainers()) {
+      List<OciSpec.Volume> binds = new ArrayList<>();
       for (VolumeMount mount : c.getVolumeMounts() == null ? List.<VolumeMount>of() : c.getVolumeMounts()) {
         Volume volume = volume(mount.getName());
         Path root = volumeDir(mount.getName(), volume);
@@ -166,17 +186,12 @@ final class PodSupervisor implements Runnable {
         if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
           source = LocalPaths.descend(root, mount.getSubPath());
         }
-        binds.add(new ContainerProcess.Mount(source, mount.getMountPath()));
-        env.put("ORDINAL_MOUNT_" + mount.getName().toUpperCase().replace('-', '_'), source.toString());
+        binds.add(new OciSpec.Volume(source, mount.getMountPath(), Boolean.TRUE.equals(mount.getReadOnly())));
       }
+      binds.add(new OciSpec.Volume(driver.paths().hosts(row.namespace(), row.name()), "/etc/hosts", false));
+      byContainer.put(c.getName(), List.copyOf(binds));
     }
-    binds.add(new ContainerProcess.Mount(driver.paths().hosts(row.namespace(), row.name()), "/etc/hosts"));
-    mounts = binds.stream().distinct().toList();
-    mountEnv = env;
-    if (!ContainerProcess.mountNamespacesAvailable() && !env.isEmpty()) {
-      event("Warning", "NoMountNamespace", "not running as root: volumes are not mounted at their mountPath; "
-          + "each mount's directory is exported as ORDINAL_MOUNT_<NAME>");
-    }
+    volumes = byContainer;
   }
 
   private Volume volume(String volumeName) {
@@ -253,12 +268,20 @@ final class PodSupervisor implements Runnable {
           backoff = backoff.multipliedBy(2).compareTo(ContainerRuntime.MAX_BACKOFF) > 0 ? ContainerRuntime.MAX_BACKOFF : backoff.multipliedBy(2);
           continue;
         }
-        ContainerProcess process = launch(init, logFile(init.getName()));
+        ContainerProcess process;
+        try {
+          process = launch(init, logFile(init.getName()), Cgroups.unlimited(containerId(init.getName())));
+        } catch (IOException e) {
+          event("Warning", "Failed", "Error: init container " + init.getName() + ": " + e.getMessage());
+          Thread.sleep(backoff.toMillis());
+          backoff = backoff.multipliedBy(2).compareTo(ContainerRuntime.MAX_BACKOFF) > 0 ? ContainerRuntime.MAX_BACKOFF : backoff.multipliedBy(2);
+          continue;
+        }
         while (process.alive() && !stopRequested && !detached) {
           Thread.sleep(TICK.toMillis());
         }
         if (stopRequested || detached) {
-          process.signalGroup("KILL");
+          process.kill();
           return;
         }
         int code = process.exitCode();
@@ -306,6 +329,26 @@ final class PodSupervisor implements Runnable {
     reported.countDown();
   }
 
+  /**
+   * Stops a container left running by a release before the OCI runtime (a process of the machine's,
+   * in its own session): TERM to its session, then KILL. It is started again in the runtime.
+   */
+  void stopUnconfined(String container, long pid, Instant startedAt) {
+    var process = ProcessHandle.of(pid).filter(h -> h.info().startInstant()
+        .map(s -> Math.abs(s.toEpochMilli() - startedAt.toEpochMilli()) < 1000).orElse(false));
+    if (process.isEmpty() || !process.get().isAlive()) {
+      return;
+    }
+    event("Normal", "Killing", "container " + container + " was started outside the OCI runtime by an earlier release;"
+        + " stopping it to run it again in the runtime");
+    Signals.sendToGroup(pid, "TERM");
+    try {
+      process.get().onExit().get(UNCONFINED_STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (Exception e) {
+      Signals.sendToGroup(pid, "KILL");
+    }
+  }
+
   private void terminate() throws InterruptedException {
     long grace = pod.getSpec().getTerminationGracePeriodSeconds() == null ? 30 : pod.getSpec().getTerminationGracePeriodSeconds();
     Instant deadline = Instant.now().plusSeconds(grace);
@@ -320,45 +363,65 @@ final class PodSupervisor implements Runnable {
     for (Thread t : stoppers) {
       t.join();
     }
-    containers.forEach(c -> Cgroups.remove(cgroupName(c.spec.getName())));
+    try {
+      for (Container c : allContainers()) {
+        for (String id : driver.runc().list()) {
+          if (id.startsWith(containerId(c.getName()) + "-")) {
+            driver.runc().delete(id); // an init container stopped mid-run, or anything left
+          }
+        }
+        Cgroups.remove(containerId(c.getName()));
+      }
+      sandbox.destroy();
+      Cgroups.remove(sandboxId());
+    } catch (IOException e) {
+      log.warn("pod {}: could not remove its containers or sandbox: {}", name(), e.getMessage());
+    }
     driver.gone(row, dir);
   }
 
-  /** Name of a container's cgroup under {@code ordinal/}. */
-  String cgroupName(String container) {
+  /** The name of a container of this pod in the runtime (each start adds its own suffix) and its cgroup under {@code ordinal/}. */
+  String containerId(String container) {
     return row.namespace() + "_" + row.name() + "_" + container + "_" + row.uid().substring(0, 8);
+  }
+
+  /** The runtime's id of the pod's sandbox. */
+  private String sandboxId() {
+    return row.namespace() + "_" + row.name() + "_" + row.uid().substring(0, 8);
+  }
+
+  Runc runc() {
+    return driver.runc();
   }
 
   private void stopContainer(Container spec, ContainerProcess process, Instant deadline) {
     try {
       var preStop = spec.getLifecycle() == null ? null : spec.getLifecycle().getPreStop();
       if (preStop != null && preStop.getExec() != null) {
-        var probe = new ProbeBuilder().withExec(preStop.getExec())
-            .withTimeoutSeconds((int) Math.max(1, Duration.between(Instant.now(), deadline).toSeconds())).build();
-        Map<String, String> env = env(spec);
-        if (terminationReason != null) {
-          env.put("ORDINAL_TERMINATION_REASON", terminationReason); // ScaleDown, Update, Delete or Recreate
+        Duration timeout = Duration.ofSeconds(Math.max(1, Duration.between(Instant.now(), deadline).toSeconds()));
+        Map<String, String> env = terminationReason == null ? Map.of()
+            : Map.of("ORDINAL_TERMINATION_REASON", terminationReason); // ScaleDown, Update, Delete or Recreate
+        try {
+          ProbeRunner.exec(preStop.getExec().getCommand(), execTarget(process), timeout, env);
+        } catch (IOException e) {
+          event("Warning", "FailedPreStopHook", "container " + spec.getName() + ": " + e.getMessage());
         }
-        ProbeRunner.run(probe, podIp, List.of(), env, process.pid(), user(spec));
       }
-      process.signalGroup("TERM");
+      process.signal("TERM");
       while (process.alive() && Instant.now().isBefore(deadline)) {
         Thread.sleep(TICK.toMillis());
       }
       if (process.alive()) {
         event("Normal", "Killing", "container " + spec.getName() + " did not stop within the grace period; sending SIGKILL");
-        process.signalGroup("KILL");
+        process.kill();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
   }
 
-  ContainerProcess launch(Container spec, Path logFile) throws IOException {
-    return launch(spec, logFile, List.of());
-  }
-
-  ContainerProcess launch(Container spec, Path logFile, List<Path> cgroupProcs) throws IOException {
+  /** Starts {@code spec} in the pod's sandbox (made again if it is gone), in a cgroup of {@code cgroup}. */
+  ContainerProcess launch(Container spec, Path logFile, Cgroups.Placement cgroup) throws IOException {
     Map<String, String> env = env(spec);
     List<String> argv = new ArrayList<>();
     for (String part : spec.getCommand()) {
@@ -367,26 +430,21 @@ final class PodSupervisor implements Runnable {
     for (String part : spec.getArgs() == null ? List.<String>of() : spec.getArgs()) {
       argv.add(EnvExpansion.expand(part, env));
     }
-    Path workingDir = workingDir(spec);
-    Files.createDirectories(workingDir);
-    // A service killed between starting a process and saving its pid leaves that process running
-    // unknown to the next run: never start a second one for the same container.
-    List<Long> strays = ContainerProcess.killStrays(List.of(logFile, previousLogFile(spec.getName())));
-    if (!strays.isEmpty()) {
-      event("Warning", "KilledStrayProcess", "container " + spec.getName() + ": killed processes " + strays
-          + " left by an earlier run before starting it again");
-    }
-    ContainerUser user = user(spec);
-    if (user.readOnlyRoot() && !ContainerProcess.mountNamespacesAvailable()) {
-      event("Warning", "ReadOnlyRootNotEnforced", "container " + spec.getName()
-          + ": readOnlyRootFilesystem is not enforced without a mount namespace (the service is not root)");
-    }
-    return ContainerProcess.start(argv, env, workingDir, logFile, mounts, cgroupProcs, user, hostname().hostname());
+    OciSpec.Sandbox where = sandbox.ensure(hostname().hostname(), podIp, "/ordinal/" + sandboxId());
+    String start = UUID.randomUUID().toString().substring(0, 8);
+    OciSpec.Spec oci = OciSpec.container(argv, env, workingDir(spec), user(spec),
+        volumes.getOrDefault(spec.getName(), List.of()), where, cgroup.runtimePath(start));
+    String container = containerId(spec.getName());
+    return ContainerProcess.start(driver.runc(), container, container + "-" + start, bundle(spec.getName()), oci, logFile);
   }
 
-  /** The container's workingDir, or the pod's own directory when it sets none. */
-  private Path workingDir(Container spec) {
-    return spec.getWorkingDir() == null || spec.getWorkingDir().isEmpty() ? dir : Path.of(spec.getWorkingDir());
+  /** The container's workingDir inside it, or / as for an image that sets none. */
+  private static String workingDir(Container spec) {
+    return spec.getWorkingDir() == null || spec.getWorkingDir().isEmpty() ? "/" : spec.getWorkingDir();
+  }
+
+  private Path bundle(String container) {
+    return LocalPaths.child(dir.resolve("containers"), container);
   }
 
   /**
@@ -397,24 +455,26 @@ final class PodSupervisor implements Runnable {
     for (ContainerRuntime c : containers) {
       ContainerProcess process = c.process();
       if (c.spec.getName().equals(container) && process != null && process.alive()) {
-        return new LocalExec.Target(process.pid(), env(c.spec), workingDir(c.spec).toString(), user(c.spec));
+        return execTarget(process);
       }
     }
     throw ExecRefusedException.containerNotFound(container);
   }
 
+  LocalExec.Target execTarget(ContainerProcess process) {
+    return new LocalExec.Target(driver.runc(), process.id(), dir);
+  }
+
   /** The container's environment: downward-API values, then its env in order, each $(VAR)-expanded. */
   Map<String, String> env(Container spec) {
     Map<String, String> env = new LinkedHashMap<>();
-    env.put("PATH", PATH);
-    ContainerUser user = user(spec);
-    env.put("HOME", user.root() || !ContainerProcess.ROOT ? System.getProperty("user.home") : user.home());
+    env.put("PATH", OciSpec.PATH);
+    env.put("HOME", user(spec).home());
     env.put("HOSTNAME", hostname().hostname()); // as container runtimes set it: the pod's hostname
     env.put("POD_NAME", row.name());
     env.put("POD_NAMESPACE", row.namespace());
     env.put("POD_IP", Objects.requireNonNullElse(podIp, ""));
     env.put("POD_ORDINAL", Integer.toString(row.ordinal()));
-    env.putAll(mountEnv);
     for (EnvVar var : spec.getEnv() == null ? List.<EnvVar>of() : spec.getEnv()) {
       String value;
       if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null) {
@@ -435,7 +495,7 @@ final class PodSupervisor implements Runnable {
       case "metadata.namespace" -> row.namespace();
       case "metadata.uid" -> row.uid();
       case "status.podIP", "status.podIPs" -> Objects.requireNonNullElse(podIp, "");
-      case "status.hostIP", "status.hostIPs" -> "127.0.0.1";
+      case "status.hostIP", "status.hostIPs" -> HOST_ADDRESS;
       case "spec.nodeName" -> "localhost";
       default -> {
         var matcher = Pattern.compile("metadata\\.(labels|annotations)\\['(.+)'\\]").matcher(path);

@@ -4,16 +4,15 @@ import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.HTTPHeader;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Probe;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,15 +26,13 @@ final class ProbeRunner {
 
   /**
    * @param podIp the default host of httpGet and tcpSocket probes
-   * @param containerPid exec probes run in this process's mount and UTS namespaces (when it has them)
-   * @param user and as the container's user
+   * @param container where exec probes run (as kubectl exec does), or null when the container has no process
    */
-  static boolean run(Probe probe, String podIp, List<ContainerPort> ports, Map<String, String> env, long containerPid,
-      ContainerUser user) {
+  static boolean run(Probe probe, String podIp, List<ContainerPort> ports, LocalExec.Target container) {
     Duration timeout = Duration.ofSeconds(Math.max(1, probe.getTimeoutSeconds() == null ? 1 : probe.getTimeoutSeconds()));
     try {
       if (probe.getExec() != null) {
-        return exec(probe.getExec().getCommand(), env, containerPid, timeout, user);
+        return container != null && exec(probe.getExec().getCommand(), container, timeout, Map.of());
       }
       if (probe.getHttpGet() != null) {
         var get = probe.getHttpGet();
@@ -68,24 +65,20 @@ final class ProbeRunner {
     }
   }
 
-  private static boolean exec(List<String> command, Map<String, String> env, long containerPid, Duration timeout,
-      ContainerUser user) throws Exception {
-    List<String> argv = new ArrayList<>();
-    if (containerPid > 0 && ContainerProcess.mountNamespacesAvailable() && Files.isExecutable(Path.of("/usr/bin/nsenter"))) {
-      // Joined, as kubectl exec joins them (LocalExec): the probe sees the container's files and hostname.
-      argv.addAll(List.of("/usr/bin/nsenter", "--target", Long.toString(containerPid), "--mount", "--uts", "--"));
-    }
-    argv.addAll(user.setpriv()); // as the container's user, like everything that runs in it
-    argv.addAll(command);
-    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)
+  /** Runs {@code command} in the container (with {@code env} added to its own) until it exits or {@code timeout} passes. */
+  static boolean exec(List<String> command, LocalExec.Target container, Duration timeout, Map<String, String> env)
+      throws IOException, InterruptedException {
+    Path pidFile = container.pidFile();
+    ProcessBuilder builder = new ProcessBuilder(container.exec(command, false, pidFile, env)).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD);
     builder.environment().clear();
-    builder.environment().putAll(env);
+    builder.environment().putAll(Runc.environment());
     Process process = builder.start();
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      process.destroyForcibly();
+      LocalExec.kill(process, pidFile);
       return false;
     }
+    LocalExec.forget(pidFile);
     return process.exitValue() == 0;
   }
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.ordinal.driver.ProcStat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,11 +13,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Containers started by {@link ContainerProcess} write their log through real stampers (bash). */
+/** Containers started by {@link ContainerProcess} in the runtime write their log through real stampers (bash). */
 class LogStamperTest {
   static final Pattern ENTRY = Pattern.compile(
       "(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{9}Z) (stdout|stderr) ([PF]) (.*)");
@@ -26,11 +26,20 @@ class LogStamperTest {
 
   @TempDir Path dir;
   Path log;
+  RuntimeFixture runtime;
 
   @BeforeEach
-  void stampingIsAvailable() {
+  void stampingIsAvailable() throws IOException {
     assumeTrue(LogStamper.available() && Files.isDirectory(Path.of("/proc")), "needs bash and procfs");
+    runtime = new RuntimeFixture(dir);
     log = dir.resolve("c.log");
+  }
+
+  @AfterEach
+  void removeContainers() throws IOException {
+    if (runtime != null) {
+      runtime.close();
+    }
   }
 
   @Test
@@ -38,7 +47,7 @@ class LogStamperTest {
     Instant before = Instant.now().minusMillis(1);
     ContainerProcess container = start("/bin/sh", "-c",
         "echo out; echo err >&2; printf '%05000d\\n' 7; echo \"$GREETING  with  spaces \"; printf 'no newline'; exit 3");
-    assertEquals(3, container.exitCode());
+    assertEquals(3, container.exitCode(), "the runtime exits with the container's code");
     List<String> lines = awaitLines(6);
     Instant after = Instant.now();
     List<Matcher> entries = lines.stream().map(ENTRY::matcher).toList();
@@ -59,24 +68,17 @@ class LogStamperTest {
   void theContainerSeesExactlyItsEnvironment() throws Exception {
     ContainerProcess container = start("/usr/bin/env");
     assertEquals(0, container.exitCode());
-    List<String> messages = awaitLines(2).stream().map(l -> l.substring(l.indexOf(" F ") + 3)).sorted().toList();
-    assertEquals(List.of("GREETING=hello", "PATH=/usr/bin:/bin"), messages);
-  }
-
-  @Test
-  void thePidStartedIsTheContainers() throws Exception {
-    ContainerProcess container = start("/bin/sh", "-c", "echo $$");
-    assertEquals(0, container.exitCode());
-    assertTrue(awaitLines(1).getFirst().endsWith("stdout F " + container.pid()));
+    List<String> messages = awaitLines(3).stream().map(l -> l.substring(l.indexOf(" F ") + 3)).sorted().toList();
+    // HOME is the runtime's, from the user's passwd entry, as for any container that sets none.
+    assertEquals(List.of("GREETING=hello", "HOME=/nonexistent", "PATH=/usr/bin:/bin"), messages);
   }
 
   @Test
   void theLastWordsAfterSigtermAreLogged() throws Exception {
     ContainerProcess container = start("/bin/sh", "-c", "trap 'echo bye; exit 0' TERM; echo up; while true; do sleep 0.05; done");
     awaitLines(1);
-    container.signalGroup("TERM");
+    container.signal("TERM");
     assertEquals(0, container.exitCode());
-    // sh also reports its killed sleep on stderr
     Instant deadline = Instant.now().plusSeconds(10);
     while (!Files.readString(log).contains("stdout F bye") && Instant.now().isBefore(deadline)) {
       Thread.sleep(20);
@@ -85,20 +87,18 @@ class LogStamperTest {
   }
 
   @Test
-  void strayContainersAreFoundThroughTheirStampersAndStampersAreLeftToFinish() throws Exception {
-    ContainerProcess container = start("/bin/sh", "-c", "echo up; exec sleep 1000");
+  void anEarlierStartLeftRunningIsRemovedNeverDoubled() throws Exception {
+    ContainerProcess stray = start("/bin/sh", "-c", "echo up; exec sleep 1000");
     awaitLines(1);
-    List<Long> killed = ContainerProcess.killStrays(List.of(log));
-    assertEquals(List.of(container.pid()), killed);
-    assertEquals(137, container.exitCode());
-    awaitNoStampers();
-    Process direct = new ProcessBuilder("/bin/sleep", "1000").redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-    assertEquals(List.of(direct.pid()), ContainerProcess.killStrays(List.of(log)), "a container of before stamping");
-    assertTrue(ContainerProcess.killStrays(List.of(log)).isEmpty());
+    ContainerProcess next = start("/bin/sh", "-c", "echo again; exec sleep 1000");
+    assertEquals(137, stray.exitCode(), "the earlier one was killed");
+    assertTrue(next.alive());
+    next.kill();
+    assertEquals(137, next.exitCode());
   }
 
   private ContainerProcess start(String... argv) throws IOException {
-    return ContainerProcess.start(List.of(argv), ENV, dir, log, List.of(), List.of());
+    return runtime.start("c", List.of(argv), ENV, RuntimeFixture.nobody(), log, "stamped");
   }
 
   private List<String> awaitLines(int count) throws Exception {
@@ -110,22 +110,6 @@ class LogStamperTest {
         return lines;
       }
       Thread.sleep(20);
-    }
-  }
-
-  private void awaitNoStampers() throws Exception {
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
-    while (ProcessHandle.allProcesses().anyMatch(p -> ProcStat.running(p) && LogStamper.isStamper(p.pid()) && stamperOf(p))) {
-      assertTrue(Instant.now().isBefore(deadline), "stampers still running");
-      Thread.sleep(20);
-    }
-  }
-
-  private boolean stamperOf(ProcessHandle process) {
-    try {
-      return Files.readSymbolicLink(Path.of("/proc", Long.toString(process.pid()), "fd", "1")).equals(log.toAbsolutePath());
-    } catch (IOException e) {
-      return false;
     }
   }
 }

@@ -1,0 +1,273 @@
+package io.ordinal.driver.local;
+
+import io.micronaut.context.annotation.Value;
+import io.ordinal.store.KubeJson;
+import jakarta.inject.Singleton;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pods' network on this machine, as the CNI bridge plugin makes it: a bridge of this
+ * installation's with the first address of its block as the gateway, and per pod a network
+ * namespace joined to it by a veth pair, with the pod's stable address on its {@code eth0}. Pods
+ * reach each other and are reached from the machine at their addresses; the machine's loopback
+ * services (PostgreSQL, Temporal, the Web UI) are not in a pod's namespace.
+ *
+ * <p>{@code ORDINAL_POD_NETWORK} (default 10.224.0.0/12) is cut into blocks of {@value #BLOCK_PREFIX}
+ * bits (1 022 pods each); each data dir claims one for good in a registry of the machine's ({@code
+ * /var/lib/ordinal/networks}, one file per block naming its data dir), so that two installations
+ * (a development server and the tests beside it) never hand out the same address. A block whose
+ * data dir is gone is free again.
+ */
+@Singleton
+public class PodNetwork {
+  private static final Logger log = LoggerFactory.getLogger(PodNetwork.class);
+  static final int BLOCK_PREFIX = 22;
+  static final Path REGISTRY = Path.of("/var/lib/ordinal/networks");
+  private static final List<String> IP = List.of("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip");
+  private static final Map<String, String> ENV = Map.of("PATH", OciSpec.PATH, "LC_ALL", "C");
+
+  /** This installation's block: its bridge, first address (the gateway) and prefix length. */
+  record Block(int slot, int base, int prefix) {
+    String bridge() {
+      return "ordinal" + slot;
+    }
+
+    String gateway() {
+      return format(base + 1);
+    }
+
+    int size() {
+      return 1 << (32 - prefix);
+    }
+
+    boolean contains(String ip) {
+      Integer address = parse(ip);
+      return address != null && Integer.compareUnsigned(address - base, size()) < 0;
+    }
+
+    /** The addresses pods get, in order: after the gateway, before the broadcast address. */
+    List<String> podAddresses() {
+      List<String> all = new ArrayList<>();
+      for (int i = 2; i < size() - 1; i++) {
+        all.add(format(base + i));
+      }
+      return all;
+    }
+  }
+
+  /** What a data dir keeps of its claim. */
+  record Claim(int slot, String network, String id) {}
+
+  private final Path dataDir;
+  private final String network;
+  private Block block;
+
+  public PodNetwork(@Value("${ordinal.data-dir:var}") String dataDir,
+      @Value("${ordinal.pod.network:10.224.0.0/12}") String network) {
+    this.dataDir = Path.of(dataDir).toAbsolutePath().normalize();
+    this.network = network;
+    parseCidr(network); // refuse a bad setting at start
+  }
+
+  /** This installation's block, claimed (and its bridge made) on first use. */
+  public synchronized Block block() {
+    if (block == null) {
+      try {
+        block = claim();
+        ensureBridge(block);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return block;
+  }
+
+  /** The pod's network namespace, made and attached at {@code ip} if it is not already (idempotent). */
+  public Path attach(String podUid, String ip) throws IOException {
+    Block b = block();
+    String namespace = namespaceName(podUid);
+    Path path = Path.of("/run/netns", namespace);
+    if (!Files.exists(path)) {
+      ip("netns", "add", namespace);
+    }
+    String host = vethName(podUid);
+    if (!Files.exists(Path.of("/sys/class/net", host))) {
+      ip("link", "add", host, "type", "veth", "peer", "name", "eth0", "netns", namespace);
+    }
+    ip("link", "set", host, "master", b.bridge(), "up");
+    ip("-n", namespace, "addr", "replace", ip + "/" + b.prefix(), "dev", "eth0");
+    ip("-n", namespace, "link", "set", "lo", "up");
+    ip("-n", namespace, "link", "set", "eth0", "up");
+    ip("-n", namespace, "route", "replace", "default", "via", b.gateway());
+    return path;
+  }
+
+  /** Removes the pod's namespace and with it both ends of its veth pair. */
+  public void detach(String podUid) {
+    String namespace = namespaceName(podUid);
+    try {
+      if (Files.exists(Path.of("/run/netns", namespace))) {
+        ip("netns", "delete", namespace);
+      }
+      if (Files.exists(Path.of("/sys/class/net", vethName(podUid)))) {
+        ip("link", "delete", vethName(podUid));
+      }
+    } catch (IOException e) {
+      log.warn("pod {}: could not remove its network namespace: {}", podUid, e.getMessage());
+    }
+  }
+
+  static String namespaceName(String podUid) {
+    return "ordinal-" + podUid;
+  }
+
+  /** The machine's end of the pod's veth pair: at most 15 characters, unique by the pod's uid. */
+  static String vethName(String podUid) {
+    return "ov" + podUid.replace("-", "").substring(0, 12);
+  }
+
+  private Block claim() throws IOException {
+    int[] cidr = parseCidr(network);
+    int blockPrefix = Math.max(BLOCK_PREFIX, cidr[1]);
+    int slots = 1 << (blockPrefix - cidr[1]);
+    Path own = dataDir.resolve("local").resolve("network.json");
+    Claim kept = Files.exists(own) ? KubeJson.JSON.readValue(own.toFile(), Claim.class) : null;
+    Files.createDirectories(REGISTRY);
+    try (FileChannel lockFile = FileChannel.open(REGISTRY.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock ignored = lockFile.lock()) {
+      int slot = -1;
+      if (kept != null && kept.network().equals(network) && kept.slot() < slots) {
+        String owner = ownerOf(kept.slot());
+        if (owner == null || owner.equals(dataDir.toString())) {
+          slot = kept.slot(); // ours, or free again: the addresses already handed out stay valid
+        }
+      }
+      for (int s = 0; slot < 0 && s < slots; s++) {
+        if (ownerOf(s) == null) {
+          slot = s;
+        }
+      }
+      if (slot < 0) {
+        throw new IOException("no free block of /" + blockPrefix + " left in ORDINAL_POD_NETWORK " + network
+            + ": every one is claimed in " + REGISTRY);
+      }
+      Claim claim = new Claim(slot, network, kept != null && kept.slot() == slot ? kept.id() : UUID.randomUUID().toString());
+      Files.createDirectories(own.getParent());
+      KubeJson.JSON.writeValue(own.toFile(), claim);
+      Files.writeString(REGISTRY.resolve(Integer.toString(slot)), dataDir + "\n" + claim.id() + "\n");
+      log.info("pod network: block {} of {} ({}), bridge ordinal{}", slot, network,
+          format(cidr[0] + slot * (1 << (32 - blockPrefix))) + "/" + blockPrefix, slot);
+      return new Block(slot, cidr[0] + slot * (1 << (32 - blockPrefix)), blockPrefix);
+    }
+  }
+
+  /** The data dir whose claim on {@code slot} still stands (it exists and names the same claim), or null. */
+  private static String ownerOf(int slot) {
+    Path entry = REGISTRY.resolve(Integer.toString(slot));
+    try {
+      if (!Files.exists(entry)) {
+        return null;
+      }
+      List<String> lines = Files.readAllLines(entry);
+      if (lines.size() < 2) {
+        return null;
+      }
+      Path claimFile = Path.of(lines.get(0)).resolve("local").resolve("network.json");
+      if (!Files.exists(claimFile)) {
+        return null;
+      }
+      Claim claim = KubeJson.JSON.readValue(claimFile.toFile(), Claim.class);
+      return claim.slot() == slot && Objects.equals(claim.id(), lines.get(1)) ? lines.get(0) : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private void ensureBridge(Block b) throws IOException {
+    if (!Files.exists(Path.of("/sys/class/net", b.bridge()))) {
+      ip("link", "add", b.bridge(), "type", "bridge");
+    }
+    ip("addr", "replace", b.gateway() + "/" + b.prefix(), "dev", b.bridge());
+    ip("link", "set", b.bridge(), "up");
+  }
+
+  private static void ip(String... args) throws IOException {
+    String binary = IP.stream().filter(c -> Files.isExecutable(Path.of(c))).findFirst()
+        .orElseThrow(() -> new IOException("the local driver needs ip (Debian package iproute2)"));
+    List<String> argv = new ArrayList<>(List.of(binary));
+    argv.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    builder.environment().clear();
+    builder.environment().putAll(ENV);
+    Process process = builder.start();
+    try {
+      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
+        throw new IOException(String.join(" ", argv) + ": " + output.strip());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+      throw new IOException("interrupted", e);
+    }
+  }
+
+  /** {@code a.b.c.d/n} as {address, prefix}; the address masked to its network. */
+  static int[] parseCidr(String cidr) {
+    String[] parts = cidr.split("/");
+    Integer address = parts.length == 2 ? parse(parts[0]) : null;
+    int prefix;
+    try {
+      prefix = parts.length == 2 ? Integer.parseInt(parts[1]) : -1;
+    } catch (NumberFormatException e) {
+      prefix = -1;
+    }
+    if (address == null || prefix < 8 || prefix > 30) {
+      throw new IllegalArgumentException("ORDINAL_POD_NETWORK must be an IPv4 network a.b.c.d/n with n from 8 to 30, not \""
+          + cidr + "\"");
+    }
+    int mask = prefix == 0 ? 0 : -1 << (32 - prefix);
+    return new int[] {address & mask, prefix};
+  }
+
+  static Integer parse(String ip) {
+    String[] parts = ip == null ? new String[0] : ip.split("\\.");
+    if (parts.length != 4) {
+      return null;
+    }
+    int value = 0;
+    for (String part : parts) {
+      try {
+        int octet = Integer.parseInt(part);
+        if (octet < 0 || octet > 255) {
+          return null;
+        }
+        value = value << 8 | octet;
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    return value;
+  }
+
+  static String format(int address) {
+    return (address >>> 24) + "." + (address >>> 16 & 0xff) + "." + (address >>> 8 & 0xff) + "." + (address & 0xff);
+  }
+}
