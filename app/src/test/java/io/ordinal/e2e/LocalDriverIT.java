@@ -217,9 +217,15 @@ class LocalDriverIT {
         && r.json().at("/status/containerStatuses/0/state/running").isObject());
     String second = restarted.at("/status/containerStatuses/0/containerID").asText();
     assertNotEquals(first, second, "a new container");
-    List<String> ids = service.localContainers().stream().map(c -> c.path("id").asText())
-        .filter(id -> id.startsWith(ns + "_stray-0_nginx_")).toList();
-    assertEquals(List.of(second.substring("runc://".length())), ids, "one container of stray-0's nginx");
+    // The status shows the runtime started; the container appears in its list a moment later.
+    List<String> expected = List.of(second.substring("runc://".length()));
+    List<String> ids = List.of();
+    for (Instant deadline = Instant.now().plusSeconds(10); !ids.equals(expected) && Instant.now().isBefore(deadline); ) {
+      ids = service.localContainers().stream().map(c -> c.path("id").asText())
+          .filter(id -> id.startsWith(ns + "_stray-0_nginx_")).toList();
+      Api.sleep(50);
+    }
+    assertEquals(expected, ids, "one container of stray-0's nginx");
   }
 
   @Test

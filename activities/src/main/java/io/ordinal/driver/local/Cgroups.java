@@ -16,8 +16,9 @@ import java.util.regex.Pattern;
  * Enforces a container's {@code resources.limits} (memory, cpu) with a cgroup of its own, on cgroup
  * v2 (unified) or v1 (memory and cpu controllers), whichever this machine has writable: {@code
  * ordinal/<name>} carries the limits and the runtime puts the container in {@code
- * ordinal/<name>/container} below it. The runtime removes its own cgroup when the container ends;
- * the one above keeps the count of OOM kills, which is how an exit is known to be one.
+ * ordinal/<name>/<start>} below it, one for each start. The kernel counts an OOM kill in the
+ * victim's cgroup (on v1 only there), which the runtime keeps until the container is deleted
+ * ({@code runc run --keep}): that count is how an exit is known to be one.
  */
 final class Cgroups {
   static final Path ROOT = Path.of("/sys/fs/cgroup");
@@ -26,20 +27,20 @@ final class Cgroups {
 
   /**
    * Where the container's cgroups go: the runtime's for one start is {@code <parent>/<start>}
-   * ({@code linux.cgroupsPath}); OOM kills are counted in {@code oomEvents} (null: no limits).
+   * ({@code linux.cgroupsPath}).
    */
-  record Placement(String parent, Path oomEvents) {
+  record Placement(String parent) {
     String runtimePath(String start) {
       return parent + "/" + start;
     }
 
-    /** Number of processes the kernel OOM-killed in this cgroup so far. */
-    long oomKills() {
-      if (oomEvents == null) {
-        return 0;
-      }
+    /** Number of processes the kernel OOM-killed in the runtime's cgroup of {@code start}, until it is deleted. */
+    long oomKills(String start) {
+      String relative = runtimePath(start).substring(1);
+      Path events = unified() ? ROOT.resolve(relative).resolve("memory.events")
+          : ROOT.resolve("memory").resolve(relative).resolve("memory.oom_control");
       try {
-        Matcher m = OOM_KILL.matcher(Files.readString(oomEvents));
+        Matcher m = OOM_KILL.matcher(Files.readString(events));
         return m.find() ? Long.parseLong(m.group(1)) : 0;
       } catch (IOException | RuntimeException e) {
         return 0;
@@ -81,7 +82,7 @@ final class Cgroups {
       if (cpuQuota != null) {
         write(group.resolve("cpu.max"), cpuQuota + " " + CPU_PERIOD_US);
       }
-      return Optional.of(new Placement(parentPath, group.resolve("memory.events")));
+      return Optional.of(new Placement(parentPath));
     }
     Path memoryRoot = ROOT.resolve("memory");
     Path cpuRoot = ROOT.resolve("cpu");
@@ -97,12 +98,12 @@ final class Cgroups {
       write(cpuGroup.resolve("cpu.cfs_period_us"), Long.toString(CPU_PERIOD_US));
       write(cpuGroup.resolve("cpu.cfs_quota_us"), Long.toString(cpuQuota));
     }
-    return Optional.of(new Placement(parentPath, memoryGroup.resolve("memory.oom_control")));
+    return Optional.of(new Placement(parentPath));
   }
 
   /** The runtime's cgroup alone, with no limits above it. */
   static Placement unlimited(String name) {
-    return new Placement("/ordinal/" + name, null);
+    return new Placement("/ordinal/" + name);
   }
 
   static Long memoryBytes(ResourceRequirements resources) {

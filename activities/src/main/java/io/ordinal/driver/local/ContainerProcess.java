@@ -59,7 +59,8 @@ final class ContainerProcess {
       // The stampers' shell then execs the runtime: the pid started here is the runtime's.
       command.addAll(List.of(LogStamper.BASH, "-c", LogStamper.redirectOutput() + "exec \"$@\"\n", "container"));
     }
-    command.addAll(runc.command("run", "--bundle", bundle.toString(), id));
+    // --keep: the container (and its cgroup, with its OOM count) stays until it is deleted after its exit is read.
+    command.addAll(runc.command("run", "--keep", "--bundle", bundle.toString(), id));
     ProcessBuilder builder = new ProcessBuilder(command)
         .directory(bundle.toFile())
         .redirectErrorStream(true)
@@ -85,6 +86,11 @@ final class ContainerProcess {
 
   String id() {
     return id;
+  }
+
+  /** Which start of its container this is: the suffix of its id, also its runtime cgroup's name. */
+  String start() {
+    return id.substring(id.lastIndexOf('-') + 1);
   }
 
   /** The runtime's process (what is saved and re-adopted). */

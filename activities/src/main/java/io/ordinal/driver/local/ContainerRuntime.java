@@ -56,7 +56,6 @@ final class ContainerRuntime {
   private boolean started;
   private boolean ready;
   private Cgroups.Placement cgroup;
-  private long oomKillsAtStart;
   private boolean limitsWarned;
   private final ProbeState startup;
   private final ProbeState liveness;
@@ -86,6 +85,7 @@ final class ContainerRuntime {
           Instant.ofEpochMilli(saved.processStartMillis()));
       if (adopted.isPresent()) {
         process = adopted.get();
+        cgroup = Cgroups.unlimited(pod.containerId(spec.getName())); // where its OOM kills are counted
         startedAt = Instant.ofEpochMilli(saved.startedAtMillis());
         startup.reset(startedAt);
         liveness.reset(startedAt);
@@ -118,8 +118,8 @@ final class ContainerRuntime {
     }
     if (!process.alive()) {
       int code = process.exitCode();
-      boolean oomKilled = cgroup != null && cgroup.oomKills() > oomKillsAtStart;
-      Cgroups.remove(pod.containerId(spec.getName()));
+      boolean oomKilled = cgroup != null && cgroup.oomKills(process.start()) > 0;
+      pod.runc().delete(process.id()); // kept by the runtime until its OOM count was read
       recordExit(code, oomKilled ? "OOMKilled" : code == 0 ? "Completed" : "Error", now);
       Duration ran = Duration.between(startedAt, now);
       if (ran.compareTo(BACKOFF_RESET) >= 0) {
@@ -184,7 +184,6 @@ final class ContainerRuntime {
           + ": resources.limits are recorded but not enforced (no writable cgroup hierarchy)");
     }
     cgroup = placed.orElse(Cgroups.unlimited(pod.containerId(spec.getName())));
-    oomKillsAtStart = cgroup.oomKills();
     try {
       process = pod.launch(spec, logFile, cgroup);
     } catch (IOException e) {

@@ -108,7 +108,10 @@ public class PodNetwork {
     }
     String host = vethName(podUid);
     if (!Files.exists(Path.of("/sys/class/net", host))) {
-      ip("link", "add", host, "type", "veth", "peer", "name", "eth0", "netns", namespace);
+      // The pod's MAC follows from its address (0a:58 and its four bytes, as the CNI bridge plugin
+      // did): a pod that replaces another at the same address has its MAC too, so no neighbour on
+      // the bridge sends to a MAC that is gone until its ARP entry times out.
+      ip("link", "add", host, "type", "veth", "peer", "name", "eth0", "address", mac(ip), "netns", namespace);
     }
     ip("link", "set", host, "master", b.bridge(), "up");
     ip("-n", namespace, "addr", "replace", ip + "/" + b.prefix(), "dev", "eth0");
@@ -131,6 +134,11 @@ public class PodNetwork {
     } catch (IOException e) {
       log.warn("pod {}: could not remove its network namespace: {}", podUid, e.getMessage());
     }
+  }
+
+  static String mac(String ip) {
+    int address = parse(ip);
+    return String.format("0a:58:%02x:%02x:%02x:%02x", address >>> 24, address >>> 16 & 0xff, address >>> 8 & 0xff, address & 0xff);
   }
 
   static String namespaceName(String podUid) {

@@ -285,6 +285,7 @@ final class PodSupervisor implements Runnable {
           return;
         }
         int code = process.exitCode();
+        driver.runc().delete(process.id()); // kept by the runtime (run --keep) until its exit was read
         if (code == 0) {
           break;
         }
