@@ -27,6 +27,7 @@ final class LocalExec {
   /** The terminal's size until the client sends its own (a resize message follows at once). */
   private static final int INITIAL_COLUMNS = 80;
   private static final int INITIAL_ROWS = 24;
+  private static final int COMMAND_NOT_RUN = 127;
 
   /** A running container: the runtime that runs it, its id, and where an exec's pid file may go. */
   record Target(Runc runc, String containerId, Path bundle) {
@@ -102,11 +103,16 @@ final class LocalExec {
       this.pidFile = pidFile;
     }
 
+    /**
+     * The command's exit code; when the runtime could not start it (no such command: the runtime
+     * wrote no pid and said why on stderr), 127, as a shell answers a command it cannot find.
+     */
     @Override
     public int waitFor() throws InterruptedException {
       int code = process.waitFor();
+      boolean started = Files.exists(pidFile);
       forget(pidFile);
-      return code;
+      return code != 0 && !started ? COMMAND_NOT_RUN : code;
     }
 
     @Override
