@@ -433,13 +433,20 @@ final class OrdinalService implements AutoCloseable {
     }
   }
 
-  /** Removes every container of this service's runtime, with what runs in it. */
+  /** Removes every container of this service's runtime, with what runs in it, and its pods' network namespaces. */
   void killLocalPods() {
     for (JsonNode container : localContainers()) {
       try {
         new ProcessBuilder("runc", "--root", dataDir.resolve("local/runc").toString(), "delete", "--force",
             container.path("id").asText()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
             .start().waitFor();
+        JsonNode config = KubeJson.JSON.readTree(Path.of(container.path("bundle").asText(), "config.json").toFile());
+        for (JsonNode namespace : config.at("/linux/namespaces")) {
+          if (namespace.path("type").asText().equals("network") && namespace.path("path").asText().startsWith("/run/netns/")) {
+            new ProcessBuilder("ip", "netns", "delete", Path.of(namespace.path("path").asText()).getFileName().toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+          }
+        }
       } catch (IOException e) {
         // gone meanwhile
       } catch (InterruptedException e) {

@@ -175,6 +175,12 @@ public class PodNetwork {
         throw new IOException("no free block of /" + blockPrefix + " left in ORDINAL_POD_NETWORK " + network
             + ": every one is claimed in " + REGISTRY);
       }
+      String registered = registeredDataDir(slot);
+      if (registered != null && !registered.equals(dataDir.toString())) {
+        // A block given up by a data dir that is gone: its bridge may still carry the veths of pods
+        // nobody removed, answering for addresses this installation is about to hand out again.
+        deleteLink("ordinal" + slot);
+      }
       Claim claim = new Claim(slot, network, kept != null && kept.slot() == slot ? kept.id() : UUID.randomUUID().toString());
       Files.createDirectories(own.getParent());
       KubeJson.JSON.writeValue(own.toFile(), claim);
@@ -182,6 +188,21 @@ public class PodNetwork {
       log.info("pod network: block {} of {} ({}), bridge ordinal{}", slot, network,
           format(cidr[0] + slot * (1 << (32 - blockPrefix))) + "/" + blockPrefix, slot);
       return new Block(slot, cidr[0] + slot * (1 << (32 - blockPrefix)), blockPrefix);
+    }
+  }
+
+  private static String registeredDataDir(int slot) {
+    try {
+      List<String> lines = Files.readAllLines(REGISTRY.resolve(Integer.toString(slot)));
+      return lines.isEmpty() ? null : lines.get(0);
+    } catch (IOException e) {
+      return null;
+    }
+  }
+
+  private static void deleteLink(String name) throws IOException {
+    if (Files.exists(Path.of("/sys/class/net", name))) {
+      ip("link", "delete", name);
     }
   }
 
