@@ -135,6 +135,7 @@ public class LocalDriver implements PodDriver {
           runc.delete(id);
         }
       }
+      network.detachAllBut(() -> pods.findByDriver(name()).stream().map(PodRow::uid).collect(Collectors.toSet()));
     } catch (IOException e) {
       log.warn("could not list the runtime's containers: {}", e.getMessage());
     }

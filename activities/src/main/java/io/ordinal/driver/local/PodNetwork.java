@@ -126,13 +126,37 @@ public class PodNetwork {
     String namespace = namespaceName(podUid);
     try {
       if (Files.exists(Path.of("/run/netns", namespace))) {
-        ip("netns", "delete", namespace);
+        ip("netns", "delete", namespace); // the kernel removes the veth pair with it, a moment later
       }
+      deleteLink(vethName(podUid));
+    } catch (IOException e) {
       if (Files.exists(Path.of("/sys/class/net", vethName(podUid)))) {
-        ip("link", "delete", vethName(podUid));
+        log.warn("pod {}: could not remove its network namespace: {}", podUid, e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * Detaches from this installation's bridge every veth of a pod not in {@code podUids} (a pod whose
+   * namespace outlived it: removed from the database while the service was down), so that nothing
+   * but a running pod answers for an address of the block. The pods are asked for after the ports
+   * are listed: a pod exists before its veth does.
+   */
+  public void detachAllBut(java.util.function.Supplier<java.util.Set<String>> podUids) {
+    Path ports = Path.of("/sys/class/net", block().bridge(), "brif");
+    try (var links = Files.list(ports)) {
+      List<Path> attached = links.toList();
+      java.util.Set<String> kept = new java.util.HashSet<>();
+      podUids.get().forEach(uid -> kept.add(vethName(uid)));
+      for (Path port : attached) {
+        String name = port.getFileName().toString();
+        if (name.startsWith("ov") && !kept.contains(name)) {
+          log.info("pod network: removing {}, which no pod of this installation owns", name);
+          deleteLink(name);
+        }
       }
     } catch (IOException e) {
-      log.warn("pod {}: could not remove its network namespace: {}", podUid, e.getMessage());
+      log.warn("pod network: could not list the ports of {}: {}", block().bridge(), e.getMessage());
     }
   }
 
