@@ -263,17 +263,32 @@ public class LocalDriver implements PodDriver {
         + paths.volume(namespace, claimName) + " on the service's filesystem, and its storage request is not enforced");
   }
 
-  /** Removes the claim's directory; files, not the targets of symlinks a pod left in it. */
+  /**
+   * Removes the claim's directory; files, never the targets of symlinks a pod left or is still
+   * putting in it. A walk that lists paths and deletes them later resolves each path again, and a pod
+   * still mounting the volume can swap a directory on it for a symlink meanwhile (SecurityIT did, and
+   * the service deleted files of the machine): GNU rm descends through directory descriptors opened
+   * without following links (fts, openat/unlinkat), and stays on the volume's filesystem.
+   */
   @Override
   public void deleteVolume(String namespace, String claimName) throws IOException {
     Path dir = paths.volume(namespace, claimName);
     if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    try (Stream<Path> files = Files.walk(dir)) { // does not follow symlinks
-      for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(file);
+    ProcessBuilder rm = new ProcessBuilder("/bin/rm", "-rf", "--one-file-system", "--", dir.toString())
+        .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    rm.environment().clear();
+    rm.environment().putAll(Runc.environment());
+    Process process = rm.start();
+    String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    try {
+      if (process.waitFor() != 0 || Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+        throw new IOException("could not remove the volume " + dir + ": " + output.strip());
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted", e);
     }
     log.info("claim {}/{}: volume {} removed", namespace, claimName, dir);
   }
