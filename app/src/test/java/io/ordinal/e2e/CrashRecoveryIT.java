@@ -177,7 +177,7 @@ class CrashRecoveryIT {
         assertEquals(pod.at("/metadata/name").asText().equals("web-0") ? 1 : 0, restarts, pod.at("/metadata/name").asText());
       }
       long processes = ProcessHandle.allProcesses()
-          .filter(service::runsLocalPod)
+          .filter(service.localPodProcesses())
           .filter(p -> p.info().command().orElse("").endsWith("/sleep")
               && Arrays.equals(p.info().arguments().orElse(new String[0]), new String[] {"100000"}))
           .count();

@@ -32,6 +32,7 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -406,13 +407,10 @@ final class OrdinalService implements AutoCloseable {
   }
 
   /**
-   * Whether {@code process} is a live (not zombie) process of one of this service's local pods: it is
-   * in the cgroup of one of the containers (not sandboxes) its runtime runs.
+   * Which processes belong to this service's local pods: live (not zombie) ones in the cgroup of one
+   * of the containers (not sandboxes) its runtime runs now. The runtime is asked once, here.
    */
-  boolean runsLocalPod(ProcessHandle process) {
-    if (!ProcStat.running(process)) {
-      return false;
-    }
+  Predicate<ProcessHandle> localPodProcesses() {
     Set<String> cgroups = new HashSet<>();
     for (JsonNode container : localContainers()) {
       try {
@@ -424,13 +422,18 @@ final class OrdinalService implements AutoCloseable {
         // removed meanwhile
       }
     }
-    try {
-      return Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "cgroup")).stream()
-          .map(line -> line.substring(line.indexOf(':', line.indexOf(':') + 1) + 1))
-          .anyMatch(cgroups::contains);
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
+    return process -> {
+      if (!ProcStat.running(process)) {
+        return false;
+      }
+      try {
+        return Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "cgroup")).stream()
+            .map(line -> line.substring(line.indexOf(':', line.indexOf(':') + 1) + 1))
+            .anyMatch(cgroups::contains);
+      } catch (IOException | RuntimeException e) {
+        return false;
+      }
+    };
   }
 
   /** Removes every container of this service's runtime, with what runs in it, and its pods' network namespaces. */

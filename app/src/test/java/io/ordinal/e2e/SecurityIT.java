@@ -626,11 +626,9 @@ class SecurityIT {
   @Test
   void givingAVolumeToItsNewUserNeverChownsAFileOfTheMachine(@Namespace String ns) throws Exception {
     Editor editor = editor(ns);
-    Path target = Files.createDirectories(Path.of("/var/tmp", "ordinal-attack-" + UUID.randomUUID().toString().substring(0, 8)));
-    Path victim = target.resolve("victim");
-    Files.writeString(victim, "the machine's\n");
-    Files.setPosixFilePermissions(victim, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-    try {
+    try (MachineFile machine = MachineFile.make()) {
+      Path target = machine.directory();
+      Path victim = machine.file();
       // The claim's first owner: many files to make the walk slow, and 300 directories holding a
       // file named as the one to take, swapped for symlinks to its directory as soon as the
       // volume's root changes owner (the walk's first chown).
@@ -670,12 +668,6 @@ class SecurityIT {
       awaitPod(ns, "sharer-0", p -> p.at("/status/containerStatuses/0/state/running").isObject());
       assertEquals(0, Files.getAttribute(victim, "unix:uid", LinkOption.NOFOLLOW_LINKS),
           "the service chowned a file of the machine, " + victim + ", to the pod's uid");
-    } finally {
-      try (Stream<Path> files = Files.walk(target)) {
-        for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(file);
-        }
-      }
     }
   }
 
@@ -689,11 +681,9 @@ class SecurityIT {
   @Test
   void deletingAClaimNeverDeletesAFileOfTheMachine(@Namespace String ns) throws Exception {
     Editor editor = editor(ns);
-    Path target = Files.createDirectories(Path.of("/var/tmp", "ordinal-attack-" + UUID.randomUUID().toString().substring(0, 8)));
-    Path victim = target.resolve("victim");
-    Files.writeString(victim, "the machine's\n");
-    Files.setPosixFilePermissions(victim, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
-    try {
+    try (MachineFile machine = MachineFile.make()) {
+      Path target = machine.directory();
+      Path victim = machine.file();
       ObjectNode owner = localSet("owner");
       claim(owner, "data");
       mount(container(owner, "c", "/bin/sleep", "100000"), "data", "/data");
@@ -737,12 +727,6 @@ class SecurityIT {
       });
       Api.sleep(2_000);
       assertTrue(Files.exists(victim), "the service deleted a file of the machine, " + victim);
-    } finally {
-      try (Stream<Path> files = Files.walk(target)) {
-        for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(file);
-        }
-      }
     }
   }
 
@@ -1142,5 +1126,28 @@ class SecurityIT {
     }
     assertFalse(rows.isEmpty(), "the Ports section has a table");
     return rows;
+  }
+
+  /**
+   * A root-owned 0600 file of the machine, in a directory of its own under /var/tmp: what a race
+   * against the service, as root, must never reach. Removed, with whatever is left, on close.
+   */
+  record MachineFile(Path directory, Path file) implements AutoCloseable {
+    static MachineFile make() throws IOException {
+      Path directory = Files.createDirectories(Path.of("/var/tmp", "ordinal-attack-" + UUID.randomUUID().toString().substring(0, 8)));
+      Path file = directory.resolve("victim");
+      Files.writeString(file, "the machine's\n");
+      Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+      return new MachineFile(directory, file);
+    }
+
+    @Override
+    public void close() throws IOException {
+      try (Stream<Path> files = Files.walk(directory)) {
+        for (Path path : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(path);
+        }
+      }
+    }
   }
 }

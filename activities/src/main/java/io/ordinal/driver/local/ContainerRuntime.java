@@ -165,10 +165,7 @@ final class ContainerRuntime {
       if (!"CreateContainerConfigError".equals(waitingReason)) {
         pod.event("Warning", "Failed", "Error: " + configError.get());
       }
-      waitingReason = "CreateContainerConfigError";
-      waitingMessage = configError.get();
-      nextStartAt = now.plus(backoff);
-      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+      waitAndRetry("CreateContainerConfigError", configError.get(), now);
       return;
     }
     waitingMessage = null;
@@ -190,10 +187,7 @@ final class ContainerRuntime {
       // As the kubelet's CreateContainerError: the pod says why, and it is tried again after a back-off.
       log.warn("pod {} container {}: cannot start: {}", pod.name(), spec.getName(), e.getMessage());
       pod.event("Warning", "Failed", "Error: " + e.getMessage());
-      waitingReason = "CreateContainerError";
-      waitingMessage = e.getMessage();
-      nextStartAt = now.plus(backoff);
-      backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+      waitAndRetry("CreateContainerError", e.getMessage(), now);
       return;
     }
     startedAt = now;
@@ -203,6 +197,14 @@ final class ContainerRuntime {
     liveness.reset(now);
     readiness.reset(now);
     pod.saveState();
+  }
+
+  /** The container could not be created: it waits, saying why, and is tried again after the back-off. */
+  private void waitAndRetry(String reason, String message, Instant now) {
+    waitingReason = reason;
+    waitingMessage = message;
+    nextStartAt = now.plus(backoff);
+    backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
   }
 
   /** The container exited (or was found dead): under restartPolicy Always it will be restarted. */

@@ -276,19 +276,9 @@ public class LocalDriver implements PodDriver {
     if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    ProcessBuilder rm = new ProcessBuilder("/bin/rm", "-rf", "--one-file-system", "--", dir.toString())
-        .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    rm.environment().clear();
-    rm.environment().putAll(Runc.environment());
-    Process process = rm.start();
-    String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    try {
-      if (process.waitFor() != 0 || Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-        throw new IOException("could not remove the volume " + dir + ": " + output.strip());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted", e);
+    HostCommand.Result rm = HostCommand.run(List.of("/bin/rm", "-rf", "--one-file-system", "--", dir.toString()));
+    if (rm.code() != 0 || Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      throw new IOException("could not remove the volume " + dir + ": " + rm.output().strip());
     }
     log.info("claim {}/{}: volume {} removed", namespace, claimName, dir);
   }

@@ -1,7 +1,5 @@
 package io.ordinal.driver.local;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -74,19 +72,5 @@ final class LogStamper {
         + "exec 2> >(" + stamper + " stderr)\n"
         + "exec 1> >(" + stamper + " stdout)\n"
         + "unset ordinal_stamper\n";
-  }
-
-  /** Whether {@code pid} is a stamper (its argv[0]). */
-  static boolean isStamper(long pid) {
-    try {
-      byte[] cmdline = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
-      int end = 0;
-      while (end < cmdline.length && cmdline[end] != 0) {
-        end++;
-      }
-      return ARGV0.equals(new String(cmdline, 0, end, StandardCharsets.UTF_8));
-    } catch (IOException | RuntimeException e) {
-      return false;
-    }
   }
 }

@@ -39,10 +39,6 @@ final class OciSpec {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record Process(boolean terminal, User user, List<String> args, List<String> env, String cwd,
       Capabilities capabilities, List<Rlimit> rlimits, boolean noNewPrivileges) {
-    /** The same process running something else: how kubectl exec, exec probes and preStop hooks run in a container. */
-    Process running(List<String> otherArgs, List<String> otherEnv, boolean tty) {
-      return new Process(tty, user, otherArgs, otherEnv, cwd, capabilities, rlimits, noNewPrivileges);
-    }
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -3,21 +3,17 @@ package io.ordinal.driver.local;
 import io.micronaut.context.annotation.Value;
 import io.ordinal.store.KubeJson;
 import jakarta.inject.Singleton;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +36,6 @@ public class PodNetwork {
   static final int BLOCK_PREFIX = 22;
   static final Path REGISTRY = Path.of("/var/lib/ordinal/networks");
   private static final List<String> IP = List.of("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip");
-  private static final Map<String, String> ENV = Map.of("PATH", OciSpec.PATH, "LC_ALL", "C");
 
   /** This installation's block: its bridge, first address (the gateway) and prefix length. */
   record Block(int slot, int base, int prefix) {
@@ -265,21 +260,7 @@ public class PodNetwork {
         .orElseThrow(() -> new IOException("the local driver needs ip (Debian package iproute2)"));
     List<String> argv = new ArrayList<>(List.of(binary));
     argv.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    builder.environment().clear();
-    builder.environment().putAll(ENV);
-    Process process = builder.start();
-    try {
-      String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-        throw new IOException(String.join(" ", argv) + ": " + output.strip());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
-      throw new IOException("interrupted", e);
-    }
+    HostCommand.check(argv);
   }
 
   /** {@code a.b.c.d/n} as {address, prefix}; the address masked to its network. */

@@ -365,8 +365,9 @@ final class PodSupervisor implements Runnable {
       t.join();
     }
     try {
+      List<String> inRuntime = driver.runc().list();
       for (Container c : allContainers()) {
-        for (String id : driver.runc().list()) {
+        for (String id : inRuntime) {
           if (id.startsWith(containerId(c.getName()) + "-")) {
             driver.runc().delete(id); // an init container stopped mid-run, or anything left
           }

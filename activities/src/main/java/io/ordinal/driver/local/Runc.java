@@ -6,7 +6,6 @@ import io.ordinal.store.KubeJson;
 import jakarta.inject.Singleton;
 import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +24,6 @@ import java.util.concurrent.TimeUnit;
 public class Runc {
   static final List<String> CANDIDATES = List.of("/usr/sbin/runc", "/usr/bin/runc", "/usr/local/sbin/runc",
       "/usr/local/bin/runc");
-  private static final Map<String, String> ENV = Map.of("PATH", OciSpec.PATH, "LC_ALL", "C");
   private static final long CALL_TIMEOUT_SECONDS = 30;
 
   private final String binary;
@@ -63,7 +61,7 @@ public class Runc {
 
   /** The environment every runtime call gets, and nothing else. */
   static Map<String, String> environment() {
-    return ENV;
+    return HostCommand.ENV;
   }
 
   /** Writes a bundle's config.json (and an empty rootfs when it has none). */
@@ -85,7 +83,7 @@ public class Runc {
         .redirectErrorStream(true).redirectOutput(output.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.environment().clear();
-    builder.environment().putAll(ENV);
+    builder.environment().putAll(HostCommand.ENV);
     Process process = builder.start();
     try {
       if (!process.waitFor(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -107,7 +105,7 @@ public class Runc {
       return Optional.empty();
     }
     try {
-      Result result = run(command("state", id));
+      HostCommand.Result result = run(command("state", id));
       if (result.code() != 0) {
         return Optional.empty();
       }
@@ -141,7 +139,7 @@ public class Runc {
     if (binary == null) {
       return; // nothing can have run
     }
-    Result result = run(command("delete", "--force", id));
+    HostCommand.Result result = run(command("delete", "--force", id));
     if (result.code() != 0 && !result.output().contains("does not exist")) {
       throw new IOException("runc delete " + id + ": " + result.output().strip());
     }
@@ -152,47 +150,18 @@ public class Runc {
     if (binary == null) {
       return List.of();
     }
-    Result result = call(command("list", "--format", "json"));
+    HostCommand.Result result = call(command("list", "--format", "json"));
     JsonNode list = KubeJson.JSON.readTree(result.output().isBlank() ? "[]" : result.output());
     List<String> ids = new ArrayList<>();
     list.forEach(c -> ids.add(c.path("id").asText()));
     return ids;
   }
 
-  /** Writes a process spec for {@code runc exec --process}. */
-  static Path writeProcess(Path dir, OciSpec.Process process) throws IOException {
-    Path file = Files.createTempFile(dir, "exec-", ".json");
-    KubeJson.JSON.writeValue(file.toFile(), process);
-    return file;
+  private static HostCommand.Result call(List<String> argv) throws IOException {
+    return HostCommand.check(argv);
   }
 
-  private Result call(List<String> argv) throws IOException {
-    Result result = run(argv);
-    if (result.code() != 0) {
-      throw new IOException(String.join(" ", argv.subList(3, argv.size())) + ": " + result.output().strip());
-    }
-    return result;
-  }
-
-  private record Result(int code, String output) {}
-
-  private static Result run(List<String> argv) throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-    builder.environment().clear();
-    builder.environment().putAll(ENV);
-    Process process = builder.start();
-    try {
-      byte[] output = process.getInputStream().readAllBytes();
-      if (!process.waitFor(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        throw new IOException(String.join(" ", argv) + ": no answer within " + CALL_TIMEOUT_SECONDS + " s");
-      }
-      return new Result(process.exitValue(), new String(output, StandardCharsets.UTF_8));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      process.destroyForcibly();
-      throw new IOException("interrupted", e);
-    }
+  private static HostCommand.Result run(List<String> argv) throws IOException {
+    return HostCommand.run(argv);
   }
 }
