@@ -116,17 +116,24 @@ public class PodNetwork {
     return path;
   }
 
-  /** Removes the pod's namespace and with it both ends of its veth pair. */
+  /**
+   * Removes the pod's namespace and both ends of its veth pair. The veth goes even when the
+   * namespace cannot: it is what answers for the pod's address (and MAC) on the bridge.
+   */
   public void detach(String podUid) {
     String namespace = namespaceName(podUid);
     try {
       if (Files.exists(Path.of("/run/netns", namespace))) {
         ip("netns", "delete", namespace); // the kernel removes the veth pair with it, a moment later
       }
+    } catch (IOException e) {
+      log.warn("pod {}: could not remove its network namespace: {}", podUid, e.getMessage());
+    }
+    try {
       deleteLink(vethName(podUid));
     } catch (IOException e) {
       if (Files.exists(Path.of("/sys/class/net", vethName(podUid)))) {
-        log.warn("pod {}: could not remove its network namespace: {}", podUid, e.getMessage());
+        log.warn("pod {}: could not remove its veth: {}", podUid, e.getMessage());
       }
     }
   }

@@ -57,9 +57,14 @@ final class PodSandbox {
 
   /** Stops the sandbox (its pid namespace ends with it, and any process left in it) and removes its network. */
   synchronized void destroy() throws IOException {
-    runc.delete(id);
-    if (!hostNetwork) {
-      network.detach(podUid);
+    try {
+      runc.delete(id);
+    } finally {
+      // Even when the runtime fails: a namespace left with the pod's address and MAC on the bridge
+      // would answer for the pod that replaces it.
+      if (!hostNetwork) {
+        network.detach(podUid);
+      }
     }
   }
 }

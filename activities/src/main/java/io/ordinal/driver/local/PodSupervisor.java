@@ -374,10 +374,16 @@ final class PodSupervisor implements Runnable {
         }
         Cgroups.remove(containerId(c.getName()));
       }
+    } catch (IOException e) {
+      log.warn("pod {}: could not remove its containers: {}", name(), e.getMessage());
+    }
+    // The sandbox and its network go even when a container could not be removed: they hold the
+    // pod's address, which its replacement gets.
+    try {
       sandbox.destroy();
       Cgroups.remove(sandboxId());
     } catch (IOException e) {
-      log.warn("pod {}: could not remove its containers or sandbox: {}", name(), e.getMessage());
+      log.warn("pod {}: could not remove its sandbox: {}", name(), e.getMessage());
     }
     driver.gone(row, dir);
   }
