@@ -23,14 +23,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -273,23 +271,36 @@ public class LocalDriver implements PodDriver {
   @Override
   public void deleteVolume(String namespace, String claimName) throws IOException {
     Path dir = paths.volume(namespace, claimName);
-    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-      return;
+    if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      removeTree(dir);
+      log.info("claim {}/{}: volume {} removed", namespace, claimName, dir);
+    }
+  }
+
+  /**
+   * Removes {@code dir} and all in it, by descriptor (GNU rm), never crossing into a mount. The
+   * subPath binds a pod left under it (its service was down when it went) are unmounted first.
+   */
+  static void removeTree(Path dir) throws IOException {
+    for (Path mountPoint : PathFd.mountsBelow(dir)) {
+      PathFd.unmount(mountPoint);
     }
     HostCommand.Result rm = HostCommand.run(List.of("/bin/rm", "-rf", "--one-file-system", "--", dir.toString()));
     if (rm.code() != 0 || Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-      throw new IOException("could not remove the volume " + dir + ": " + rm.output().strip());
+      throw new IOException("could not remove " + dir + ": " + rm.output().strip());
     }
-    log.info("claim {}/{}: volume {} removed", namespace, claimName, dir);
   }
 
   /** The pod's processes are gone: remove its runtime dir and its row (its volumes stay). */
   void gone(DriverPod pod, Path dir) {
     supervisors.remove(pod.uid());
-    try (Stream<Path> files = Files.exists(dir) ? Files.walk(dir) : Stream.empty()) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    try {
+      // Its emptyDir volumes were the pod's: removed as a claim's are, never through a symlink.
+      if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+        removeTree(dir);
+      }
     } catch (IOException e) {
-      log.warn("pod {}: could not remove {}", pod.name(), dir, e);
+      log.warn("pod {}: {}", pod.name(), e.getMessage());
     }
     pods.deleteByIdAndUid(pod.id(), pod.uid());
     podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());

@@ -67,35 +67,4 @@ public class LocalPaths {
     }
     return child;
   }
-
-  /**
-   * The directory {@code relative} (a volumeMount's subPath) below {@code base}, created as needed.
-   * The volume belongs to the pod, which may have put symlinks in it: no element may be "..", "."
-   * or a symlink, so the bind mount made from the result stays inside the volume (upstream's
-   * CVE-2017-1002101). A pod swapping a directory for a symlink between this check and the mount
-   * could still win that race; the kubelet closes it with file descriptors, which Java does not offer.
-   */
-  static Path descend(Path base, String relative) throws IOException {
-    if (relative.startsWith("/")) {
-      throw new IllegalArgumentException("subPath \"" + relative + "\" must be a relative path");
-    }
-    Path current = base;
-    for (String part : relative.split("/")) {
-      if (part.isEmpty()) {
-        continue;
-      }
-      current = child(current, part);
-      if (Files.isSymbolicLink(current)) {
-        throw new IllegalArgumentException("subPath \"" + relative + "\": " + current + " is a symbolic link");
-      }
-      if (!Files.exists(current, LinkOption.NOFOLLOW_LINKS)) {
-        Files.createDirectory(current);
-      }
-    }
-    Path real = current.toRealPath();
-    if (!real.startsWith(base.toRealPath())) {
-      throw new IllegalArgumentException("subPath \"" + relative + "\" leaves its volume");
-    }
-    return current;
-  }
 }

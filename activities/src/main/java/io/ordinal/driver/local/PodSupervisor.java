@@ -72,6 +72,8 @@ final class PodSupervisor implements Runnable {
   private volatile PodHostname hostname;
   /** Each container's volumes, by container name; set by {@link #prepare}. */
   private Map<String, List<OciSpec.Volume>> volumes = Map.of();
+  /** Each container's subPath mounts, bound again before each of its starts; set by {@link #prepare}. */
+  private Map<String, List<SubPathMount>> subPaths = Map.of();
   private final PodSandbox sandbox;
   private boolean initDone;
   private Instant podStartedAt;
@@ -168,6 +170,7 @@ final class PodSupervisor implements Runnable {
     podIp = sandbox.hostNetwork() ? HOST_ADDRESS : driver.addresses().addressOf(row.namespace(), row.setName(), row.name());
     driver.refreshHostsFiles(row.namespace());
     Map<String, List<OciSpec.Volume>> byContainer = new LinkedHashMap<>();
+    Map<String, List<SubPathMount>> subPathsByContainer = new LinkedHashMap<>();
     Set<String> owned = new HashSet<>();
     for (Container c : allContainers()) {
       List<OciSpec.Volume> binds = new ArrayList<>();
@@ -184,7 +187,11 @@ final class PodSupervisor implements Runnable {
         }
         Path source = root;
         if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
-          source = LocalPaths.descend(root, mount.getSubPath());
+          List<SubPathMount> ofContainer = subPathsByContainer.computeIfAbsent(c.getName(), k -> new ArrayList<>());
+          source = LocalPaths.child(LocalPaths.child(dir.resolve("subpaths"), c.getName()), Integer.toString(binds.size()));
+          SubPathMount subPath = new SubPathMount(mount.getName(), c.getName(), root, mount.getSubPath(), source);
+          subPath.check();
+          ofContainer.add(subPath);
         }
         binds.add(new OciSpec.Volume(source, mount.getMountPath(), Boolean.TRUE.equals(mount.getReadOnly())));
       }
@@ -192,6 +199,7 @@ final class PodSupervisor implements Runnable {
       byContainer.put(c.getName(), List.copyOf(binds));
     }
     volumes = byContainer;
+    subPaths = subPathsByContainer;
   }
 
   private Volume volume(String volumeName) {
@@ -377,6 +385,15 @@ final class PodSupervisor implements Runnable {
     } catch (IOException e) {
       log.warn("pod {}: could not remove its containers: {}", name(), e.getMessage());
     }
+    for (List<SubPathMount> ofContainer : subPaths.values()) {
+      for (SubPathMount subPath : ofContainer) {
+        try {
+          subPath.release();
+        } catch (IOException e) {
+          log.warn("pod {}: could not unmount its subPath at {}: {}", name(), subPath.staging(), e.getMessage());
+        }
+      }
+    }
     // The sandbox and its network go even when a container could not be removed: they hold the
     // pod's address, which its replacement gets.
     try {
@@ -439,6 +456,9 @@ final class PodSupervisor implements Runnable {
       argv.add(EnvExpansion.expand(part, env));
     }
     OciSpec.Sandbox where = sandbox.ensure(hostname().hostname(), podIp, "/ordinal/" + sandboxId());
+    for (SubPathMount subPath : subPaths.getOrDefault(spec.getName(), List.of())) {
+      subPath.bind();
+    }
     String start = UUID.randomUUID().toString().substring(0, 8);
     OciSpec.Spec oci = OciSpec.container(argv, env, workingDir(spec), user(spec),
         volumes.getOrDefault(spec.getName(), List.of()), where, cgroup.runtimePath(start));

@@ -1,0 +1,56 @@
+package io.ordinal.driver.local;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+
+/**
+ * A volumeMount's subPath, bound afresh before every start of its container, as the kubelet does
+ * (CVE-2017-1002101, CVE-2021-25741): the subPath is opened element by element by descriptor, never
+ * through a symlink, and what was opened is bind-mounted at {@code staging}, a path of the pod's own
+ * directory that the pod cannot touch; the runtime binds {@code staging} into the container. A pod
+ * that swaps a directory of its volume for a symlink after one start gets a refused next start, never
+ * the symlink's target.
+ */
+record SubPathMount(String volumeMount, String container, Path volume, String subPath, Path staging) {
+
+  /** Checks the subPath (making its missing directories) without binding it: a pod's setup fails early on a bad one. */
+  void check() throws IOException {
+    try (PathFd ignored = open()) {
+      // opened: the subPath is there and holds no symlink
+    }
+  }
+
+  /** Binds what the subPath is now at {@code staging}, replacing an earlier bind. */
+  void bind() throws IOException {
+    release();
+    try (PathFd target = open()) {
+      if (Files.exists(staging, LinkOption.NOFOLLOW_LINKS) && Files.isDirectory(staging, LinkOption.NOFOLLOW_LINKS) != target.isDirectory()) {
+        Files.delete(staging); // the subPath changed from a file to a directory (or back): the bind target must match
+      }
+      Files.createDirectories(staging.getParent());
+      if (target.isDirectory()) {
+        Files.createDirectories(staging);
+      } else if (!Files.exists(staging, LinkOption.NOFOLLOW_LINKS)) {
+        Files.createFile(staging);
+      }
+      target.bindAt(staging);
+    }
+  }
+
+  /** Unmounts the bind (the container that used it has stopped); nothing when there is none. */
+  void release() throws IOException {
+    PathFd.unmount(staging);
+  }
+
+  private PathFd open() throws IOException {
+    try {
+      return PathFd.below(volume, subPath, true);
+    } catch (IllegalArgumentException e) {
+      // The kubelet's words (CreateContainerConfigError): the pod did this to its own volume.
+      throw new IOException("failed to prepare subPath for volumeMount \"" + volumeMount + "\" of container \""
+          + container + "\": " + e.getMessage());
+    }
+  }
+}
