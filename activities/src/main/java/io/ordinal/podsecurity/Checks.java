@@ -3,9 +3,11 @@ package io.ordinal.podsecurity;
 import io.fabric8.kubernetes.api.model.Capabilities;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.LifecycleHandler;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.SELinuxOptions;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.Sysctl;
@@ -50,6 +52,7 @@ public final class Checks {
       new Check("hostNamespaces", Level.BASELINE, List.of(), Checks::hostNamespaces),
       new Check("hostPathVolumes", Level.BASELINE, List.of(), Checks::hostPathVolumes),
       new Check("hostPorts", Level.BASELINE, List.of(), Checks::hostPorts),
+      new Check("hostProbesAndHostLifecycle", Level.BASELINE, List.of(), Checks::hostProbesAndHostLifecycle),
       new Check("privileged", Level.BASELINE, List.of(), Checks::privileged),
       new Check("procMount", Level.BASELINE, List.of(), Checks::procMount),
       new Check("restrictedVolumes", Level.RESTRICTED, List.of("hostPathVolumes"), Checks::restrictedVolumes),
@@ -136,6 +139,43 @@ public final class Checks {
     });
     return fail(!bad.isEmpty(), "hostPort", containers(bad) + " " + plural("uses", "use", bad.size()) + " "
         + plural("hostPort", "hostPorts", ports.size()) + " " + String.join(", ", ports));
+  }
+
+  /**
+   * Since v1.34 (KEP-4940): no probe or lifecycle handler may name a host. The kubelet (here the
+   * service) makes those connections from the machine, so a host reaches whatever the machine
+   * reaches: its loopback services, other namespaces' pods.
+   */
+  static Optional<CheckResult> hostProbesAndHostLifecycle(ObjectMeta meta, PodSpec spec) {
+    Set<String> hosts = new TreeSet<>();
+    Set<String> bad = new TreeSet<>(containersWhere(spec, c -> {
+      List<String> found = new ArrayList<>();
+      for (Probe probe : java.util.Arrays.asList(c.getLivenessProbe(), c.getReadinessProbe(), c.getStartupProbe())) {
+        if (probe != null) {
+          addHost(found, probe.getHttpGet() == null ? null : probe.getHttpGet().getHost());
+          addHost(found, probe.getTcpSocket() == null ? null : probe.getTcpSocket().getHost());
+        }
+      }
+      if (c.getLifecycle() != null) {
+        for (LifecycleHandler handler : java.util.Arrays.asList(c.getLifecycle().getPostStart(), c.getLifecycle().getPreStop())) {
+          if (handler != null) {
+            addHost(found, handler.getHttpGet() == null ? null : handler.getHttpGet().getHost());
+            addHost(found, handler.getTcpSocket() == null ? null : handler.getTcpSocket().getHost());
+          }
+        }
+      }
+      hosts.addAll(found);
+      return !found.isEmpty();
+    }));
+    return fail(!bad.isEmpty(), "probe or lifecycle host", plural("container", "containers", bad.size()) + " " + joinQuote(bad)
+        + " " + plural("uses", "use", bad.size()) + " " + plural("probe or lifecycle host", "probe or lifecycle hosts", hosts.size())
+        + " " + joinQuote(hosts));
+  }
+
+  private static void addHost(List<String> found, String host) {
+    if (host != null && !host.isEmpty()) {
+      found.add(host);
+    }
   }
 
   static Optional<CheckResult> appArmorProfile(ObjectMeta meta, PodSpec spec) {

@@ -46,6 +46,16 @@ class ChecksTest {
             "hostPort", "containers \"a\", \"b\" use hostPorts 10, 20"),
         c("hostPorts", Checks::hostPorts, "{\"containers\":[{\"name\":\"a\",\"ports\":[{\"containerPort\":80,\"hostPort\":10}]}]}",
             "hostPort", "container \"a\" uses hostPort 10"),
+        // hostProbesAndHostLifecycle (upstream's cases: loopback names too, sorted containers and hosts)
+        c("hostProbesAndHostLifecycle", Checks::hostProbesAndHostLifecycle, "{\"containers\":[{\"name\":\"a\","
+            + "\"livenessProbe\":{\"httpGet\":{\"host\":\"127.0.0.1\",\"port\":1}},\"readinessProbe\":{\"tcpSocket\":{\"host\":\"::1\",\"port\":1}},"
+            + "\"startupProbe\":{\"httpGet\":{\"host\":\"localhost\",\"port\":1}}}]}",
+            "probe or lifecycle host", "container \"a\" uses probe or lifecycle hosts \"127.0.0.1\", \"::1\", \"localhost\""),
+        c("hostProbesAndHostLifecycle", Checks::hostProbesAndHostLifecycle, "{\"initContainers\":[{\"name\":\"z\","
+            + "\"lifecycle\":{\"preStop\":{\"tcpSocket\":{\"host\":\"b.com\",\"port\":1}}}}],\"containers\":[{\"name\":\"valid\","
+            + "\"readinessProbe\":{\"httpGet\":{\"host\":\"\",\"port\":1}}},{\"name\":\"invalid1\",\"lifecycle\":{\"postStart\":"
+            + "{\"httpGet\":{\"host\":\"a.com\",\"port\":1}}}}]}",
+            "probe or lifecycle host", "containers \"invalid1\", \"z\" use probe or lifecycle hosts \"a.com\", \"b.com\""),
         // procMount
         c("procMount", Checks::procMount, "{\"containers\":[{\"name\":\"a\",\"securityContext\":{\"procMount\":\"Unmasked\"}},"
             + "{\"name\":\"b\",\"securityContext\":{\"procMount\":\"Default\"}}]}",
@@ -123,9 +133,10 @@ class ChecksTest {
     return Stream.of(
         Arguments.of(Level.PRIVILEGED, List.of()),
         Arguments.of(Level.BASELINE, List.of("appArmorProfile", "capabilities_baseline", "hostNamespaces",
-            "hostPathVolumes", "hostPorts", "privileged", "procMount", "seLinuxOptions", "seccompProfile_baseline", "sysctls")),
+            "hostPathVolumes", "hostPorts", "hostProbesAndHostLifecycle", "privileged", "procMount", "seLinuxOptions",
+            "seccompProfile_baseline", "sysctls")),
         Arguments.of(Level.RESTRICTED, List.of("allowPrivilegeEscalation", "appArmorProfile", "capabilities_restricted",
-            "hostNamespaces", "hostPorts", "privileged", "procMount", "restrictedVolumes", "runAsNonRoot", "runAsUser",
+            "hostNamespaces", "hostPorts", "hostProbesAndHostLifecycle", "privileged", "procMount", "restrictedVolumes", "runAsNonRoot", "runAsUser",
             "seLinuxOptions", "seccompProfile_restricted", "sysctls")));
   }
 }
