@@ -116,7 +116,7 @@ public class SetActivitiesImpl implements SetActivities {
         StatefulSetFields.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
         rolling, partition, maxUnavailable, status.currentRevision(), update.get().name(), observed,
         RolloutControls.of(set, update.get().rolledBack()), StatefulSetFields.ordinalStart(set),
-        claimsToDelete(claims), null, null, null, claimed.foreignOrdinals());
+        claimsToDelete(withForeignClaimsDeleted(set, claims)), null, null, null, claimed.foreignOrdinals());
     Optional<MemberHookSpec> hooks = MemberHookSpec.of(set.getMetadata());
     if (hooks.isPresent()) {
       // Members: those recorded, and every ordinal that has a pod (pods made before the hooks existed).
@@ -168,6 +168,27 @@ public class SetActivitiesImpl implements SetActivities {
       }
     }
     return stale;
+  }
+
+  /**
+   * The set's claims, and the claims of other sets its template mounts by claimName that a user
+   * deleted: those wait for their last pod, which may be one of this set's (pvc-protection), and go
+   * when this set's pods stop using them.
+   */
+  private List<PvcRow> withForeignClaimsDeleted(StatefulSet set, List<PvcRow> own) {
+    var volumes = set.getSpec().getTemplate().getSpec() == null ? null : set.getSpec().getTemplate().getSpec().getVolumes();
+    if (volumes == null) {
+      return own;
+    }
+    List<PvcRow> all = new ArrayList<>(own);
+    for (var volume : volumes) {
+      if (volume.getPersistentVolumeClaim() != null && volume.getPersistentVolumeClaim().getClaimName() != null) {
+        pvcs.findById(StatefulSetStore.id(set.getMetadata().getNamespace(), volume.getPersistentVolumeClaim().getClaimName()))
+            .filter(claim -> claim.terminating() && all.stream().noneMatch(c -> c.id().equals(claim.id())))
+            .ifPresent(all::add);
+      }
+    }
+    return all;
   }
 
   /**

@@ -278,10 +278,25 @@ public class PodLifecycle {
     return Optional.of(answer);
   }
 
-  /** Upstream's pvc-protection rule: a claim is in use while a pod that mounts it exists, even terminating. */
+  /**
+   * Upstream's pvc-protection rule: a claim is in use while a pod that mounts it exists, even
+   * terminating: its own set's pod, or any pod of the namespace naming it in a volume (claimName).
+   */
   public boolean inUse(PvcRow claim) {
-    return pods.find(claim.namespace(), SetKey.podName(claim.setName(), claim.ordinal()))
-        .filter(pod -> pod.setName().equals(claim.setName()) && pod.ordinal() == claim.ordinal()).isPresent();
+    String ownPod = SetKey.podName(claim.setName(), claim.ordinal());
+    for (PodRow pod : pods.inNamespace(claim.namespace())) {
+      if (pod.name().equals(ownPod) && pod.setName().equals(claim.setName()) && pod.ordinal() == claim.ordinal()
+          || mounts(pod, claim.name())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean mounts(PodRow pod, String claimName) {
+    var volumes = KubeJson.read(pod.object(), Pod.class).getSpec().getVolumes();
+    return volumes != null && volumes.stream().anyMatch(v -> v.getPersistentVolumeClaim() != null
+        && claimName.equals(v.getPersistentVolumeClaim().getClaimName()));
   }
 
   /** Stores the pod in phase Pending unless a pod of that name exists (alive or terminating). */
