@@ -41,7 +41,6 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -56,9 +55,9 @@ import org.junit.jupiter.api.Test;
  * (codec size) and 11 (a deleted namespace's RoleBindings) are PayloadCodecIT's and
  * NamespaceDeletionIT's; docs/SECURITY.md maps each attack to its test.
  *
- * <p>Tests marked {@code @Disabled("HOLE ...")} assert the safe behaviour of an attack that still
- * succeeds: they fail until the hole is closed. Run them with
- * {@code -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition}.
+ * <p>The last four attacks are the holes this suite found after the first twelve were closed (a
+ * subPath swapped after its check, the ownership and deletion walks racing a pod's symlinks, probe
+ * hosts): each test asserts the safe behaviour, and failed before its fix.
  */
 @E2eTest
 class SecurityIT {
@@ -570,14 +569,13 @@ class SecurityIT {
   }
 
   /**
-   * HOLE: a subPath is checked for symlinks once, when the pod's supervisor prepares it, but bound
-   * by the runtime at every start of the container, following whatever the path is then. An init
-   * container (or the container's own first run) swaps the subPath's directory for a symlink: the
-   * next container start binds the symlink's target, read-write, as the machine resolves it. Here
-   * the target is another namespace's volume (found from the pod's own /proc/self/mountinfo); it
-   * could as well be / (the machine's root filesystem, /tmp writable).
+   * A subPath was checked for symlinks once, when the pod's supervisor prepared it, and bound by the
+   * runtime at every start of the container, following whatever the path was then. An init container
+   * (or the container's own first run) swaps the subPath's directory for a symlink to another
+   * namespace's volume (found from the pod's own /proc/self/mountinfo; it could as well be /). Now
+   * each start opens the subPath by descriptor, refusing a symlink, and the runtime binds what was
+   * opened (SubPathMount): the container waits in CreateContainerError, as the kubelet's would.
    */
-  @Disabled("HOLE: a subPath swapped for a symlink after the supervisor checked it is followed at the next container start")
   @Test
   void aSubPathSwappedForASymlinkAfterSetupIsNotFollowed(@Namespace String a, @Namespace String b) throws Exception {
     Editor editorA = editor(a);
@@ -607,7 +605,8 @@ class SecurityIT {
     mount(c, "data", "/stolen").put("subPath", "sub");
     editorA.api().createSet(a, swap);
     JsonNode pod = awaitPod(a, "swap-0", p -> p.at("/status/containerStatuses/0/state/running").isObject()
-        || p.at("/status/containerStatuses/0/restartCount").asInt() > 0 || "Failed".equals(p.at("/status/phase").asText()));
+        || p.at("/status/containerStatuses/0/restartCount").asInt() > 0 || "Failed".equals(p.at("/status/phase").asText())
+        || p.at("/status/containerStatuses/0/state/waiting/message").asText().contains("failed to prepare subPath"));
     String log = pod.at("/status/containerStatuses/0/state/running").isObject()
         ? awaitLog(editorA, a, "swap-0", "c", "DONE") : "";
     assertFalse(log.contains(secret), "a's pod read b's volume through its planted subPath: " + log);
@@ -615,14 +614,14 @@ class SecurityIT {
   }
 
   /**
-   * HOLE: when a pod mounts a volume another user owns, the service gives the volume to it (chown of
-   * every file, as root), walking a list of paths made before the first chown. Each chown follows
+   * When a pod mounts a volume another user owns, the service gives the volume to it (chown of every
+   * file, as root). It walked a list of paths made before the first chown, each chown following
    * symlinks in every element but the last: a pod of another set that mounts the same claim (the
    * claim's first owner) swaps directories for symlinks once the walk has begun, and the service
-   * chowns what they point to. Here a root-owned 0600 file of the machine becomes the uid the editor
-   * chose (a host user's, say); /etc/shadow or the data dir's auth/ would go the same way.
+   * chowned what they pointed to (a root-owned 0600 file of the machine became the editor's uid;
+   * /etc/shadow would have gone the same way). Now the walk holds each directory by descriptor and
+   * changes only what it opened without following a link (VolumeOwnership, PathFd).
    */
-  @Disabled("HOLE: VolumeOwnership follows symlinks a running pod swaps into the volume during the walk, chowning files of the machine")
   @Test
   void givingAVolumeToItsNewUserNeverChownsAFileOfTheMachine(@Namespace String ns) throws Exception {
     Editor editor = editor(ns);
@@ -672,11 +671,13 @@ class SecurityIT {
   }
 
   /**
-   * HOLE: deleting a claim removes its directory by a walk made before the first delete, each path
-   * resolved again when it is deleted, following symlinks in every element but the last. The claim
-   * is "in use" only while its own set's pod exists, so a pod of another set that mounts it by
-   * claimName keeps running while it goes, sees the walk begin (a file that sorts first vanishes) and
-   * swaps directories for symlinks: the service, as root, deletes files of the machine.
+   * Deleting a claim removed its directory by a walk made before the first delete, each path
+   * resolved again when it is deleted, following symlinks in every element but the last; and the
+   * claim was "in use" only while its own set's pod existed, so a pod of another set that mounts it
+   * by claimName kept running while it went, saw the walk begin (a file that sorts first vanishes)
+   * and swapped directories for symlinks: the service, as root, deleted files of the machine. Now
+   * any pod mounting a claim keeps it (pvc-protection), and the volume goes by GNU rm, by
+   * descriptor (LocalDriver.removeTree).
    */
   @Test
   void deletingAClaimNeverDeletesAFileOfTheMachine(@Namespace String ns) throws Exception {
@@ -718,25 +719,30 @@ class SecurityIT {
 
       editor.kubectl().run("delete", "statefulset", "owner", "--wait=true", "--timeout=60s").ok();
       admin().await(Paths.pod(ns, "owner-0"), TIMEOUT, r -> r.code() == 404);
-      editor.kubectl().run("delete", "pvc", "data-owner-0", "--wait=false"); // a 500 when the walk trips over what it did
-      // Done when the claim is gone, the pod swapped its symlinks in, or its swap failed: GNU rm removed
-      // what it was about to rename (a Traceback), and leaves the volume root it cannot empty.
-      admin().await(Paths.core(ns, "persistentvolumeclaims/data-owner-0"), TIMEOUT, r -> {
-        String log = editor.api().get(Paths.pod(ns, "deleter-0") + "/log").body();
-        return r.code() == 404 || log.contains("swapped") || log.contains("Traceback") || !Files.exists(victim);
-      });
-      Api.sleep(2_000);
+      editor.kubectl().run("delete", "pvc", "data-owner-0", "--wait=false").ok();
+      // pvc-protection: deleter-0 mounts the claim, so it stays Terminating and its volume is not
+      // walked. Had it been (the claim counted as unused once owner-0 was gone), the pod would have
+      // swapped its symlinks in, or its swap failed (a Traceback: GNU rm removed what it renamed).
+      Api.sleep(5_000);
+      JsonNode claim = admin().get(Paths.core(ns, "persistentvolumeclaims/data-owner-0")).json();
+      assertTrue(claim.at("/metadata/deletionTimestamp").isTextual(), "still there, Terminating: " + claim);
+      String log = editor.api().get(Paths.pod(ns, "deleter-0") + "/log").body();
+      assertFalse(log.contains("swapped") || log.contains("Traceback"), "the volume was walked while in use: " + log);
+      assertTrue(Files.exists(victim), "the service deleted a file of the machine, " + victim);
+      // Its last pod gone, the claim goes, volume and all.
+      editor.kubectl().run("delete", "statefulset", "deleter", "--wait=true", "--timeout=60s").ok();
+      admin().await(Paths.core(ns, "persistentvolumeclaims/data-owner-0"), TIMEOUT, r -> r.code() == 404);
+      assertFalse(Files.exists(volume(ns, "data", "owner")), "the claim's volume is removed with it");
       assertTrue(Files.exists(victim), "the service deleted a file of the machine, " + victim);
     }
   }
 
   /**
-   * HOLE: probes run in the service, on the machine's network: a tcpSocket or httpGet probe with
-   * {@code host: 127.0.0.1} reaches the embedded PostgreSQL and the Temporal Web UI (and every other
-   * loopback port), and the pod's readiness tells its editor whether it answered. Upstream's
-   * baseline refuses a probe's or lifecycle hook's host since v1.34 (KEP-4940).
+   * Probes run in the service, on the machine's network: a tcpSocket or httpGet probe with
+   * {@code host: 127.0.0.1} reached the embedded PostgreSQL and the Temporal Web UI (and every other
+   * loopback port), and the pod's readiness told its editor whether it answered. Baseline refuses a
+   * probe's or lifecycle hook's host since v1.34 (KEP-4940), and so does Ordinal's now.
    */
-  @Disabled("HOLE: a probe's host reaches the machine's loopback services (baseline v1.34 refuses probe hosts)")
   @Test
   void probesCannotReachTheMachinesLoopback(@Namespace String ns) throws Exception {
     Editor editor = editor(ns);
@@ -750,6 +756,7 @@ class SecurityIT {
     Api.Reply created = editor.api().post(Paths.sets(ns), JSON, KubeJson.write(set));
     if (created.code() != 201) {
       assertTrue(created.code() == 403 || created.code() == 422, created.body());
+      assertTrue(created.body().contains("containers \\\"pg\\\", \\\"ui\\\" use probe or lifecycle host \\\"127.0.0.1\\\""), created.body());
       return;
     }
     awaitPod(ns, "ssrf-0", p -> p.at("/status/containerStatuses/1/state/running").isObject());
