@@ -58,6 +58,12 @@ public final class KubeJson {
     return read(write(value), type);
   }
 
+  /** A deep copy of {@code value}, of its own class. */
+  @SuppressWarnings("unchecked")
+  public static <T> T copy(T value) {
+    return (T) read(write(value), value.getClass());
+  }
+
   /** A timestamp of the Kubernetes API (RFC 3339) as an instant. */
   public static Instant instant(String timestamp) {
     return OffsetDateTime.parse(timestamp).toInstant();

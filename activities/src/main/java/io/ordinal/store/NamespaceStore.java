@@ -146,7 +146,8 @@ public class NamespaceStore {
     Map<String, String> labels = new LinkedHashMap<>(meta.getLabels() == null ? Map.of() : meta.getLabels());
     labels.remove(NAME_LABEL);
     return new NamespaceBuilder().withNewMetadata().withName(meta.getName())
-        .withLabels(labels.isEmpty() ? null : labels).withAnnotations(meta.getAnnotations()).endMetadata().build();
+        .withLabels(labels.isEmpty() ? null : labels).withAnnotations(meta.getAnnotations())
+        .withManagedFields(meta.getManagedFields()).endMetadata().build();
   }
 
   private static Namespace complete(Namespace namespace, String uid, Instant createdAt, long version) {

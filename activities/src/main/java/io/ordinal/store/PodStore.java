@@ -140,11 +140,12 @@ public class PodStore {
     return pods.updateObjectIfVersion(row.id(), expectedVersion, KubeJson.write(stored)) > 0;
   }
 
-  /** What the API lets change on a pod: its labels, annotations and ownerReferences. */
+  /** What the API lets change on a pod: its labels, annotations and ownerReferences, and who set them (managedFields). */
   public static void copyWritableMetadata(ObjectMeta from, ObjectMeta to) {
     to.setLabels(from.getLabels());
     to.setAnnotations(from.getAnnotations());
     to.setOwnerReferences(from.getOwnerReferences());
+    to.setManagedFields(from.getManagedFields());
   }
 
   /**

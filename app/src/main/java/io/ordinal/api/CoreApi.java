@@ -30,6 +30,7 @@ import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
 import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.exec.ExecOptions;
+import io.ordinal.api.registry.Update;
 import io.ordinal.api.exec.ExecUpgradeFilter;
 import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
@@ -43,7 +44,6 @@ import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.io.IOException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -97,7 +97,7 @@ public class CoreApi {
   public HttpResponse<String> createNamespace(HttpRequest<?> request, @Body @Nullable byte[] body) {
     // kubectl create namespace sends protobuf, as for every built-in type it has a typed client for.
     Namespace namespace = KubeProtobuf.read(request, body, Namespace.class);
-    return KubeCodec.respond(request, 201, namespaces.create(namespace, WriteOptions.of(request).dryRun()));
+    return KubeCodec.respond(request, 201, namespaces.create(namespace, WriteOptions.of(request)));
   }
 
   @Put(value = "/namespaces/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -106,23 +106,28 @@ public class CoreApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
   public HttpResponse<String> replaceNamespace(HttpRequest<?> request, String name, @Body @Nullable String body) {
     Namespace namespace = KubeCodec.read(request, body, Namespace.class);
-    return KubeCodec.ok(request, namespaces.update(name, WriteOptions.of(request).dryRun(), current -> namespace));
+    return KubeCodec.ok(request, namespaces.update(name, Update.replacing(namespace), WriteOptions.of(request)));
   }
 
-  @Patch(value = "/namespaces/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Patch a namespace's labels and annotations (kubectl label/annotate namespace)")
+  @Patch(value = "/namespaces/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH, KubeCodec.APPLY_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a namespace's labels and annotations (kubectl label/annotate namespace), or apply a configuration (server-side apply)")
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
   public HttpResponse<String> patchNamespace(HttpRequest<?> request, String name, @Body @Nullable String body) {
-    return KubeCodec.ok(request, namespaces.update(name, WriteOptions.ofPatch(request).dryRun(),
-        current -> Patches.apply(request, body, current, Namespace.class)));
+    WriteOptions options = WriteOptions.ofPatch(request);
+    if (KubeCodec.mediaType(request).equals(KubeCodec.APPLY_PATCH)) {
+      var applied = namespaces.apply(name, KubeCodec.read(request, KubeCodec.YAML, body, Namespace.class), options);
+      return KubeCodec.respond(request, applied.created() ? 201 : 200, applied.object());
+    }
+    return KubeCodec.ok(request, namespaces.update(name,
+        Update.patching(current -> Patches.apply(request, body, current, Namespace.class)), options));
   }
 
   @Delete(value = "/namespaces/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Delete a namespace and all it holds: Terminating until its sets, pods, claims, events, roles and role bindings are gone (409 while Terminating)")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Namespace.class)))
   public HttpResponse<String> deleteNamespace(HttpRequest<?> request, String name, @Body @Nullable String body) {
-    return KubeCodec.ok(request, namespaces.delete(name, Deletion.of(request, body).dryRun()));
+    return KubeCodec.ok(request, namespaces.delete(name, Deletion.of(request, body)));
   }
 
   @Get(value = NS + "/pods", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -153,27 +158,28 @@ public class CoreApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
   public HttpResponse<String> replacePod(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     Pod pod = KubeCodec.read(request, body, Pod.class);
-    return KubeCodec.ok(request, podService.update(namespace, name, WriteOptions.of(request).dryRun(), current -> pod));
+    return KubeCodec.ok(request, podService.update(namespace, name, Update.replacing(pod), WriteOptions.of(request)));
   }
 
-  @Patch(value = NS + "/pods/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Patch a pod's labels, annotations and ownerReferences (kubectl label/annotate pod)")
+  @Patch(value = NS + "/pods/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH, KubeCodec.APPLY_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a pod's labels, annotations and ownerReferences (kubectl label/annotate pod), or apply them (server-side apply)")
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
   public HttpResponse<String> patchPod(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    return KubeCodec.ok(request, podService.update(namespace, name, WriteOptions.ofPatch(request).dryRun(),
-        current -> Patches.apply(request, body, current, Pod.class)));
+    WriteOptions options = WriteOptions.ofPatch(request);
+    if (KubeCodec.mediaType(request).equals(KubeCodec.APPLY_PATCH)) {
+      var applied = podService.apply(namespace, name, KubeCodec.read(request, KubeCodec.YAML, body, Pod.class), options);
+      return KubeCodec.respond(request, applied.created() ? 201 : 200, applied.object());
+    }
+    return KubeCodec.ok(request, podService.update(namespace, name,
+        Update.patching(current -> Patches.apply(request, body, current, Pod.class)), options));
   }
 
   @Delete(value = NS + "/pods", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Delete the pods that labelSelector and fieldSelector select (deletecollection); their sets recreate them")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PodList.class)))
   public HttpResponse<String> deletePods(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
-    Deletion deletion = Deletion.of(request, body);
-    List<Pod> deleted = new ArrayList<>();
-    for (Pod pod : podCollection.selected(namespace, ListOptions.of(request))) {
-      deleted.add(deletion.dryRun() ? pod : podService.delete(namespace, pod.getMetadata().getName()));
-    }
+    List<Pod> deleted = podService.deleteAll(podCollection.selected(namespace, ListOptions.of(request)), Deletion.of(request, body));
     return KubeCodec.ok(request, new PodListBuilder().withApiVersion("v1").withKind("PodList")
         .withMetadata(new ListMeta()).withItems(deleted).build());
   }
@@ -182,13 +188,7 @@ public class CoreApi {
   @Operation(summary = "Delete a pod; its set recreates it with the same identity and storage")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Pod.class)))
   public HttpResponse<String> deletePod(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    Pod pod = pods.find(namespace, name).map(PodStore::toObject).orElseThrow(() -> ApiException.notFound("pods", name));
-    Deletion deletion = Deletion.of(request, body);
-    deletion.check(pod, "pods");
-    if (deletion.dryRun()) {
-      return KubeCodec.ok(request, pod);
-    }
-    return KubeCodec.ok(request, podService.delete(namespace, name));
+    return KubeCodec.ok(request, podService.delete(namespace, name, Deletion.of(request, body)));
   }
 
   @Get(value = NS + "/pods/{name}/log", produces = MediaType.TEXT_PLAIN)
@@ -259,14 +259,7 @@ public class CoreApi {
       + "(kubernetes.io/pvc-protection); a pod recreated without it gets a new one from its set's template")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = PersistentVolumeClaim.class)))
   public HttpResponse<String> deleteClaim(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    PersistentVolumeClaim claim = pods.findClaim(namespace, name)
-        .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name));
-    Deletion deletion = Deletion.of(request, body);
-    deletion.check(claim, "persistentvolumeclaims");
-    if (deletion.dryRun()) {
-      return KubeCodec.ok(request, claim);
-    }
-    return KubeCodec.ok(request, podService.deleteClaim(namespace, name));
+    return KubeCodec.ok(request, podService.deleteClaim(namespace, name, Deletion.of(request, body)));
   }
 
   @Get(value = NS + "/events", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

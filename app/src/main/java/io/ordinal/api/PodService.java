@@ -10,9 +10,13 @@ import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.micronaut.transaction.TransactionOperations;
+import io.ordinal.api.core.ClaimStorage;
+import io.ordinal.api.core.PodStorage;
+import io.ordinal.api.core.PodStrategy;
 import io.ordinal.api.log.LogOptions;
-import io.ordinal.api.statefulset.FieldError;
-import io.ordinal.api.statefulset.StatefulSetValidation;
+import io.ordinal.api.registry.GenericStore;
+import io.ordinal.api.registry.Update;
 import io.ordinal.api.log.LogReader;
 import io.ordinal.api.exec.ExecOptions;
 import io.ordinal.driver.DriverPod;
@@ -21,11 +25,9 @@ import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.driver.ExecRequest;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.kube.StatefulSetFields;
-import io.ordinal.model.SetKey;
 import io.ordinal.node.ThisNode;
 import io.ordinal.pods.PodLifecycle;
 import io.ordinal.store.NodeStore;
-import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.StatefulSetStore;
@@ -35,102 +37,69 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
-/** What the API does with the pods of sets beyond reading them: metadata updates and deletion by a user, logs, Endpoints. */
+/**
+ * What the API does with the pods of sets beyond reading them: metadata updates and deletion by a
+ * user (on the generic store: {@link PodStrategy}), claims' deletion, logs, exec, Endpoints.
+ */
 @Singleton
 public class PodService {
-  private static final int WRITE_ATTEMPTS = 20;
   private final PodStore pods;
   private final StatefulSetStore sets;
-  private final PodLifecycle lifecycle;
-  private final SetSignals signals;
   private final DriverRegistry drivers;
-
   private final ThisNode node;
   private final NodeStore nodes;
+  private final GenericStore<Pod> podStore;
+  private final GenericStore<PersistentVolumeClaim> claimStore;
 
   public PodService(PodStore pods, StatefulSetStore sets, PodLifecycle lifecycle, SetSignals signals,
-      DriverRegistry drivers, ThisNode node, NodeStore nodes) {
+      DriverRegistry drivers, ThisNode node, NodeStore nodes, TransactionOperations<Connection> tx,
+      NamespaceLifecycle namespaces) {
     this.node = node;
     this.nodes = nodes;
     this.pods = pods;
     this.sets = sets;
-    this.lifecycle = lifecycle;
-    this.signals = signals;
     this.drivers = drivers;
+    this.podStore = new GenericStore<>(new PodStrategy(pods, signals), new PodStorage(pods, lifecycle), tx, namespaces);
+    this.claimStore = new GenericStore<>(ClaimStorage.strategy(pods, signals), new ClaimStorage(pods, lifecycle), tx, namespaces);
   }
 
-  /** Deletes a pod gracefully; its set recreates it with the same identity and storage. Returns the pod as it is now. */
-  public Pod delete(String namespace, String name) {
-    PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
-    lifecycle.deletePod(new SetKey(namespace, row.setName()), name, "deleted through the API");
-    signals.wake(namespace, row.setName(), name);
-    return PodStore.toObject(pods.find(namespace, name).orElse(row));
+  /** A pod deleted gracefully; its set recreates it with the same identity and storage. Returns the pod as it is now. */
+  public Pod delete(String namespace, String name, Deletion options) {
+    return podStore.delete(namespace, name, options);
   }
 
-  /**
-   * PUT and PATCH of a pod: its labels, annotations and owners may change (kubectl label, annotate;
-   * releasing a pod from its set by changing its labels, or orphaning it). Its set's controller is
-   * told, so that it adopts or releases the pod at once. Without a resourceVersion the write is
-   * unconditional (upstream allows that for pods) and retried against a racing write.
-   */
-  public Pod update(String namespace, String name, boolean dryRun, UnaryOperator<Pod> change) {
-    for (int attempt = 1; ; attempt++) {
-      PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
-      Pod current = PodStore.toObject(row);
-      Pod changed = change.apply(KubeJson.copy(current, Pod.class));
-      if (changed.getKind() != null && !"Pod".equals(changed.getKind())) {
-        throw ApiException.badRequest("the kind of the object (" + changed.getKind() + ") is not Pod");
-      }
-      if (changed.getMetadata() == null || !name.equals(changed.getMetadata().getName())) {
-        throw ApiException.badRequest("the name of the object (" + (changed.getMetadata() == null ? null
-            : changed.getMetadata().getName()) + ") does not match the name on the URL (" + name + ")");
-      }
-      if (changed.getMetadata().getNamespace() != null && !namespace.equals(changed.getMetadata().getNamespace())) {
-        throw ApiException.badRequest("the namespace of the provided object does not match the namespace sent on the request");
-      }
-      String sent = changed.getMetadata().getResourceVersion();
-      boolean conditional = sent != null && !sent.isEmpty();
-      if (conditional && !sent.equals(current.getMetadata().getResourceVersion())) {
-        throw ApiException.modified("pods", name);
-      }
-      List<FieldError> errors = StatefulSetValidation.validatePodUpdate(changed, current);
-      if (!errors.isEmpty()) {
-        throw ApiException.invalid("", "Pod", name, errors);
-      }
-      if (dryRun) {
-        PodStore.copyWritableMetadata(changed.getMetadata(), current.getMetadata());
-        return current;
-      }
-      if (pods.updateMetadata(row, changed.getMetadata(), row.resourceVersion())) {
-        signals.wake(namespace, row.setName(), name);
-        return PodStore.toObject(pods.find(namespace, name).orElse(row));
-      }
-      if (conditional || attempt >= WRITE_ATTEMPTS) {
-        throw ApiException.modified("pods", name);
-      }
-      StatefulSetService.backOff(attempt);
-    }
+  /** DELETE on the collection of pods: each selected one as a DELETE of its own. */
+  public List<Pod> deleteAll(List<Pod> selected, Deletion options) {
+    return podStore.deleteCollection(selected, options);
   }
 
   /**
-   * Deletes a claim: at once when no pod uses it, else when its pod is gone (upstream's
-   * pvc-protection); its volume and data go with it. The set's controller is told, so that a pod
-   * waiting for the claim gets a new one from the template. Returns the claim as it is now.
+   * PUT and PATCH of a pod: its labels, annotations and owners may change. Without a resourceVersion
+   * the write is unconditional (upstream allows that for pods) and retried against a racing write.
    */
-  public PersistentVolumeClaim deleteClaim(String namespace, String name) {
-    PersistentVolumeClaim claim = lifecycle.deleteClaimByUser(namespace, name)
-        .orElseThrow(() -> ApiException.notFound("persistentvolumeclaims", name));
-    pods.claimRow(namespace, name).ifPresent(row -> signals.wake(namespace, row.setName(), name));
-    return claim;
+  public Pod update(String namespace, String name, Update<Pod> update, WriteOptions options) {
+    return podStore.update(namespace, name, update, options);
+  }
+
+  public GenericStore.Applied<Pod> apply(String namespace, String name, Pod config, WriteOptions options) {
+    return podStore.apply(namespace, name, config, options);
+  }
+
+  /**
+   * Deletes a claim: at once when no pod uses it, else when its pods are gone (upstream's
+   * pvc-protection); its volume and data go with it. Returns the claim as it is now.
+   */
+  public PersistentVolumeClaim deleteClaim(String namespace, String name, Deletion options) {
+    return claimStore.delete(namespace, name, options);
   }
 
   /** A container's log: the text, or a stream that follows it while the pod lives. */

@@ -1,7 +1,6 @@
 package io.ordinal.api;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -20,25 +19,21 @@ import io.micronaut.http.annotation.Post;
 import io.micronaut.http.annotation.Put;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
-import io.ordinal.api.statefulset.FieldError;
-import io.ordinal.api.statefulset.StatefulSetValidation;
+import io.micronaut.transaction.TransactionOperations;
+import io.ordinal.api.rbac.RbacStorage;
+import io.ordinal.api.rbac.RbacStrategy;
+import io.ordinal.api.registry.GenericStore;
+import io.ordinal.api.registry.Update;
 import io.ordinal.api.watch.Watches;
-import io.ordinal.auth.AuthenticationFilter;
-import io.ordinal.auth.User;
-import io.ordinal.auth.rbac.Escalation;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.auth.rbac.RbacValidation;
-import io.ordinal.store.KubeJson;
 import io.ordinal.store.RbacStore.Kind;
-import io.ordinal.store.StoreException;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
-import java.security.SecureRandom;
-import java.time.Instant;
+import java.sql.Connection;
+import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * {@code /apis/rbac.authorization.k8s.io/v1}: Roles and RoleBindings (namespaced), ClusterRoles and
@@ -55,16 +50,19 @@ public class RbacApi {
   private static final List<String> TYPES = List.of(MediaType.APPLICATION_JSON, KubeCodec.YAML);
   private static final Map<String, Kind> KINDS = Map.of("roles", Kind.ROLE, "rolebindings", Kind.ROLE_BINDING,
       "clusterroles", Kind.CLUSTER_ROLE, "clusterrolebindings", Kind.CLUSTER_ROLE_BINDING);
-  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final Rbac rbac;
   private final Watches watches;
-  private final NamespaceLifecycle lifecycle;
+  private final Map<Kind, GenericStore<HasMetadata>> stores = new EnumMap<>(Kind.class);
 
-  public RbacApi(Rbac rbac, Watches watches, NamespaceLifecycle lifecycle) {
+  public RbacApi(Rbac rbac, Watches watches, NamespaceLifecycle lifecycle, TransactionOperations<Connection> tx) {
     this.rbac = rbac;
     this.watches = watches;
-    this.lifecycle = lifecycle;
+    for (Kind kind : Kind.values()) {
+      @SuppressWarnings("unchecked")
+      Class<HasMetadata> type = (Class<HasMetadata>) kind.type;
+      stores.put(kind, new GenericStore<>(new RbacStrategy<>(kind, type, rbac), new RbacStorage<>(kind, type, rbac), tx, lifecycle));
+    }
   }
 
   @Get(value = NS, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -115,25 +113,27 @@ public class RbacApi {
   public HttpResponse<String> replace(HttpRequest<?> request, String namespace, String resource, String name,
       @Body @Nullable byte[] body) {
     Kind kind = kind(resource, true);
-    return KubeCodec.ok(request, update(request, kind, namespace, name, KubeProtobuf.read(request, body, kind.type)));
+    return KubeCodec.ok(request, store(kind).update(namespace, name, Update.replacing(KubeProtobuf.read(request, body, kind.type)),
+        WriteOptions.of(request)));
   }
 
   @Put(value = "/{resource}/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Replace a ClusterRole or ClusterRoleBinding (409 when metadata.resourceVersion is stale)")
   public HttpResponse<String> replaceCluster(HttpRequest<?> request, String resource, String name, @Body @Nullable byte[] body) {
     Kind kind = kind(resource, false);
-    return KubeCodec.ok(request, update(request, kind, "", name, KubeProtobuf.read(request, body, kind.type)));
+    return KubeCodec.ok(request, store(kind).update("", name, Update.replacing(KubeProtobuf.read(request, body, kind.type)),
+        WriteOptions.of(request)));
   }
 
-  @Patch(value = NS + "/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Patch a Role or RoleBinding")
+  @Patch(value = NS + "/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH, KubeCodec.APPLY_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a Role or RoleBinding, or apply a configuration (server-side apply)")
   public HttpResponse<String> patch(HttpRequest<?> request, String namespace, String resource, String name,
       @Body @Nullable String body) {
     return patch(request, kind(resource, true), namespace, name, body);
   }
 
-  @Patch(value = "/{resource}/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Patch a ClusterRole or ClusterRoleBinding")
+  @Patch(value = "/{resource}/{name}", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH, KubeCodec.APPLY_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Patch a ClusterRole or ClusterRoleBinding, or apply a configuration (server-side apply)")
   public HttpResponse<String> patchCluster(HttpRequest<?> request, String resource, String name, @Body @Nullable String body) {
     return patch(request, kind(resource, false), "", name, body);
   }
@@ -153,155 +153,37 @@ public class RbacApi {
 
   private HttpResponse<String> create(HttpRequest<?> request, Kind kind, String namespace, byte[] body) {
     HasMetadata object = KubeProtobuf.read(request, body, kind.type);
-    boolean dryRun = DryRun.requested(request);
-    if (object.getMetadata() == null) {
-      object.setMetadata(new ObjectMeta());
-    }
-    var meta = object.getMetadata();
-    scope(kind, namespace, meta.getNamespace());
-    meta.setNamespace(kind.namespaced ? namespace : null);
-    if ((meta.getName() == null || meta.getName().isEmpty()) && meta.getGenerateName() != null
-        && !meta.getGenerateName().isEmpty()) {
-      meta.setName(meta.getGenerateName() + suffix());
-    }
-    if (kind.namespaced) {
-      lifecycle.admitCreate(namespace, RbacValidation.GROUP, resourceOf(kind), meta.getName());
-    }
-    prepare(kind, object);
-    check(kind, object, RbacValidation.validate(object));
-    escalation(request, kind, object);
-    if (dryRun) {
-      meta.setCreationTimestamp(KubeJson.timestamp(Instant.now()));
-      return KubeCodec.respond(request, 201, object);
-    }
-    try {
-      return KubeCodec.respond(request, 201, rbac.create(kind, object));
-    } catch (StoreException e) {
-      throw ApiException.of(409, "AlreadyExists", qualified(kind) + " \"" + meta.getName() + "\" already exists");
-    }
-  }
-
-  private HasMetadata update(HttpRequest<?> request, Kind kind, String namespace, String name, HasMetadata object) {
-    boolean dryRun = DryRun.requested(request);
-    HasMetadata current = current(kind, namespace, name);
-    if (object.getMetadata() == null) {
-      object.setMetadata(new ObjectMeta());
-    }
-    var meta = object.getMetadata();
-    if (meta.getName() != null && !meta.getName().isEmpty() && !meta.getName().equals(name)) {
-      throw ApiException.badRequest("the name of the object (" + meta.getName()
-          + ") does not match the name on the URL (" + name + ")");
-    }
-    scope(kind, namespace, meta.getNamespace());
-    meta.setName(name);
-    meta.setNamespace(kind.namespaced ? namespace : null);
-    // RBAC objects may be updated unconditionally (upstream's AllowUnconditionalUpdate): no
-    // resourceVersion means "the current one".
-    String currentVersion = current.getMetadata().getResourceVersion();
-    String expected = meta.getResourceVersion() == null || meta.getResourceVersion().isEmpty() ? currentVersion
-        : meta.getResourceVersion();
-    if (!expected.equals(currentVersion)) {
-      throw conflict(kind, name);
-    }
-    prepare(kind, object);
-    check(kind, object, RbacValidation.validateUpdate(object, current));
-    if (!sameGrant(object, current)) {
-      escalation(request, kind, object);
-    }
-    if (dryRun) {
-      meta.setUid(current.getMetadata().getUid());
-      meta.setCreationTimestamp(current.getMetadata().getCreationTimestamp());
-      meta.setResourceVersion(currentVersion);
-      return object;
-    }
-    try {
-      return rbac.update(kind, object, parseVersion(expected));
-    } catch (StoreException e) {
-      throw e.reason() == StoreException.Reason.NOT_FOUND ? notFound(kind, name) : conflict(kind, name);
-    }
+    return KubeCodec.respond(request, 201, store(kind).create(namespace, object, WriteOptions.of(request)));
   }
 
   private HttpResponse<String> patch(HttpRequest<?> request, Kind kind, String namespace, String name, String body) {
-    HasMetadata current = current(kind, namespace, name);
+    WriteOptions options = WriteOptions.ofPatch(request);
+    if (KubeCodec.mediaType(request).equals(KubeCodec.APPLY_PATCH)) {
+      HasMetadata config = KubeCodec.read(request, KubeCodec.YAML, body, kind.type);
+      var applied = store(kind).apply(namespace, name, config, options);
+      return KubeCodec.respond(request, applied.created() ? 201 : 200, applied.object());
+    }
     @SuppressWarnings("unchecked")
     Class<HasMetadata> type = (Class<HasMetadata>) kind.type;
-    HasMetadata patched = Patches.apply(request, body, current, type);
-    return KubeCodec.ok(request, update(request, kind, namespace, name, patched));
+    return KubeCodec.ok(request, store(kind).update(namespace, name,
+        Update.patching(current -> Patches.apply(request, body, current, type)), options));
   }
 
   private HttpResponse<String> delete(HttpRequest<?> request, Kind kind, String namespace, String name, String body) {
-    HasMetadata current = current(kind, namespace, name);
-    Deletion deletion = Deletion.of(request, body);
-    deletion.check(current, qualified(kind));
-    if (!deletion.dryRun()) {
-      try {
-        rbac.delete(kind, namespace, name, parseVersion(current.getMetadata().getResourceVersion()));
-      } catch (StoreException e) {
-        throw e.reason() == StoreException.Reason.NOT_FOUND ? notFound(kind, name) : conflict(kind, name);
-      }
-    }
+    HasMetadata deleted = store(kind).delete(namespace, name, Deletion.of(request, body));
     // Upstream answers the deletion of an RBAC object with a Status.
     return KubeCodec.ok(request, new StatusBuilder().withApiVersion("v1")
         .withKind("Status").withNewMetadata().endMetadata().withStatus("Success")
         .withNewDetails().withName(name).withGroup(RbacValidation.GROUP).withKind(resourceOf(kind))
-        .withUid(current.getMetadata().getUid()).endDetails().build());
+        .withUid(deleted.getMetadata().getUid()).endDetails().build());
   }
 
-  /** Server-set fields cleared, upstream's defaults applied. */
-  private static void prepare(Kind kind, HasMetadata object) {
-    object.setApiVersion(API_VERSION);
-    switch (object) {
-      case Role r -> r.setKind(kind.kind);
-      case ClusterRole r -> r.setKind(kind.kind);
-      case RoleBinding b -> b.setKind(kind.kind);
-      case ClusterRoleBinding b -> b.setKind(kind.kind);
-      default -> { }
-    }
-    object.getMetadata().setUid(null);
-    object.getMetadata().setCreationTimestamp(null);
-    object.getMetadata().setResourceVersion(null);
-    object.getMetadata().setManagedFields(null);
-    RbacValidation.defaults(object);
-  }
-
-  private static void check(Kind kind, HasMetadata object, List<FieldError> errors) {
-    if (!errors.isEmpty()) {
-      throw ApiException.invalid(RbacValidation.GROUP, kind.kind, object.getMetadata().getName() == null ? ""
-          : object.getMetadata().getName(), errors);
-    }
-  }
-
-  private void escalation(HttpRequest<?> request, Kind kind, HasMetadata object) {
-    User user = request.getAttribute(AuthenticationFilter.USER, User.class).orElse(User.ANONYMOUS);
-    Optional<String> refused = Escalation.check(rbac.policy(), user, object);
-    if (refused.isPresent()) {
-      throw ApiException.forbidden(qualified(kind) + " \"" + object.getMetadata().getName() + "\" is forbidden: "
-          + refused.get(), RbacValidation.GROUP, resourceOf(kind), object.getMetadata().getName());
-    }
-  }
-
-  /** Whether an update leaves what the object grants as it was (no escalation check needed then). */
-  private static boolean sameGrant(HasMetadata updated, HasMetadata current) {
-    HasMetadata a = KubeJson.read(KubeJson.write(updated), updated.getClass());
-    HasMetadata b = KubeJson.read(KubeJson.write(current), current.getClass());
-    a.setMetadata(null);
-    b.setMetadata(null);
-    return KubeJson.write(a).equals(KubeJson.write(b));
-  }
-
-  private static void scope(Kind kind, String namespace, String sent) {
-    if (kind.namespaced) {
-      if (!StatefulSetValidation.validateNamespace(namespace).isEmpty()) {
-        throw ApiException.of(404, "NotFound", "namespaces \"" + namespace + "\" not found");
-      }
-      if (sent != null && !sent.isEmpty() && !sent.equals(namespace)) {
-        throw ApiException.badRequest("the namespace of the provided object does not match the namespace sent on the request");
-      }
-    }
+  private GenericStore<HasMetadata> store(Kind kind) {
+    return stores.get(kind);
   }
 
   private HasMetadata current(Kind kind, String namespace, String name) {
-    return rbac.find(kind, kind.type, namespace, name).orElseThrow(() -> notFound(kind, name));
+    return store(kind).get(namespace, name);
   }
 
   private Collection<HasMetadata> collection(Kind kind) {
@@ -319,39 +201,10 @@ public class RbacApi {
   }
 
   static String resourceOf(Kind kind) {
-    return kind.kind.toLowerCase(Locale.ROOT) + "s";
-  }
-
-  private static String qualified(Kind kind) {
-    return resourceOf(kind) + "." + RbacValidation.GROUP;
+    return RbacStrategy.resourceOf(kind);
   }
 
   private static ApiException notFound() {
     return ApiException.of(404, "NotFound", "the server could not find the requested resource");
-  }
-
-  private static ApiException notFound(Kind kind, String name) {
-    return ApiException.notFound(qualified(kind), name);
-  }
-
-  private static ApiException conflict(Kind kind, String name) {
-    return ApiException.modified(qualified(kind), name);
-  }
-
-  private static long parseVersion(String version) {
-    try {
-      return Long.parseLong(version);
-    } catch (NumberFormatException e) {
-      throw ApiException.badRequest("metadata.resourceVersion: Invalid value: \"" + version + "\": must be a number");
-    }
-  }
-
-  private static String suffix() {
-    String alphabet = "bcdfghjklmnpqrstvwxz2456789";
-    StringBuilder s = new StringBuilder();
-    for (int i = 0; i < 5; i++) {
-      s.append(alphabet.charAt(RANDOM.nextInt(alphabet.length())));
-    }
-    return s.toString();
   }
 }

@@ -105,8 +105,8 @@ public class StatefulSetApi {
     WriteOptions options = WriteOptions.ofPatch(request);
     if (KubeCodec.mediaType(request).equals(KubeCodec.APPLY_PATCH)) {
       StatefulSet config = KubeCodec.read(request, KubeCodec.YAML, body, StatefulSet.class);
-      StatefulSetService.Applied applied = service.apply(namespace, name, config, options);
-      return KubeCodec.respond(request, applied.created() ? 201 : 200, applied.set());
+      var applied = service.apply(namespace, name, config, options);
+      return KubeCodec.respond(request, applied.created() ? 201 : 200, applied.object());
     }
     return KubeCodec.ok(request, service.patch(namespace, name, options,
         current -> Patches.apply(request, body, current, StatefulSet.class)));
@@ -142,7 +142,7 @@ public class StatefulSetApi {
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> replaceStatus(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
-    return KubeCodec.ok(request, service.replaceStatus(namespace, name, set, DryRun.requested(request)));
+    return KubeCodec.ok(request, service.replaceStatus(namespace, name, set, WriteOptions.of(request)));
   }
 
   @Patch(value = SET + "/status", consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -150,7 +150,7 @@ public class StatefulSetApi {
   @RequestBody(content = @Content(schema = @Schema(type = "object")))
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
   public HttpResponse<String> patchStatus(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    return KubeCodec.ok(request, service.patchStatus(namespace, name, DryRun.requested(request),
+    return KubeCodec.ok(request, service.patchStatus(namespace, name, WriteOptions.ofPatch(request),
         current -> Patches.apply(request, body, current, StatefulSet.class)));
   }
 

@@ -2,6 +2,8 @@ package io.ordinal.api;
 
 import io.micronaut.http.HttpRequest;
 import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.auth.AuthenticationFilter;
+import io.ordinal.auth.User;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -12,8 +14,9 @@ import java.util.List;
  *
  * @param fieldManager {@code ?fieldManager=}, else the client's User-Agent up to its first "/"
  *     ("kubectl" for kubectl/v1.32.0 ...), as the API server names managers
+ * @param user who writes (admission that depends on it: RBAC's escalation check)
  */
-public record WriteOptions(boolean dryRun, String fieldManager, boolean force) {
+public record WriteOptions(boolean dryRun, String fieldManager, boolean force, User user) {
   static final int MAX_FIELD_MANAGER_LENGTH = 128;
 
   /** The options of a create or an update (PUT, a subresource write, one of Ordinal's rollout verbs). */
@@ -53,7 +56,8 @@ public record WriteOptions(boolean dryRun, String fieldManager, boolean force) {
     String manager = sent == null || sent.isEmpty()
         ? fromUserAgent(request.getHeaders().get("User-Agent"))
         : sent;
-    return new WriteOptions(dryRun, manager, apply && Boolean.parseBoolean(force));
+    User user = request.getAttribute(AuthenticationFilter.USER, User.class).orElse(User.ANONYMOUS);
+    return new WriteOptions(dryRun, manager, apply && Boolean.parseBoolean(force), user);
   }
 
   /** Upstream's prefixFromUserAgent: up to the first "/", printable characters only, at most 128. */

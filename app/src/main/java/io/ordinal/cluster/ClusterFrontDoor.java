@@ -21,6 +21,7 @@ import io.ordinal.api.Deletion;
 import io.ordinal.api.RolloutService;
 import io.ordinal.api.StatefulSetService;
 import io.ordinal.api.WriteOptions;
+import io.ordinal.auth.User;
 import io.ordinal.api.statefulset.FieldError;
 import io.ordinal.api.statefulset.RolloutStatus;
 import io.ordinal.api.statefulset.StatefulSetDefaults;
@@ -66,7 +67,7 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
   static final String ACCEPTED = "Accepted";
   static final String ROLLOUT_COMPLETE = "RolloutComplete";
   private static final long RESYNC_MS = TimeUnit.MINUTES.toMillis(10);
-  private static final WriteOptions WRITE = new WriteOptions(false, FIELD_MANAGER, false);
+  private static final WriteOptions WRITE = new WriteOptions(false, FIELD_MANAGER, false, User.ANONYMOUS);
 
   private final KubernetesClient client;
   private final StatefulSetService service;

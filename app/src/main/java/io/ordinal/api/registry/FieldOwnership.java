@@ -1,12 +1,14 @@
-package io.ordinal.api;
+package io.ordinal.api.registry;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusCause;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.ordinal.api.ApiException;
+import io.ordinal.api.WriteOptions;
 import io.ordinal.api.apply.ApplyConflictException;
 import io.ordinal.api.apply.FieldManager;
 import io.ordinal.api.statefulset.FieldError;
@@ -17,35 +19,39 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A StatefulSet's {@code metadata.managedFields}: who set which field, kept on every write of the
- * set (and its scale), and the server-side apply merge that reads them. Status is never tracked
- * here: writes to the main resource ignore it, and Ordinal's controller publishes it.
+ * A kind's {@code metadata.managedFields}: who set which field, kept on every write, and the
+ * server-side apply merge that reads them. The status is not tracked on the main resource: its
+ * writes ignore it.
  */
-final class FieldOwnership {
-  private static final FieldManager STATEFUL_SETS = FieldManager.of(StatefulSet.class, "apps/v1");
+final class FieldOwnership<T extends HasMetadata> {
+  private final Resource<T> resource;
+  private final FieldManager manager;
 
-  private FieldOwnership() {}
+  FieldOwnership(Resource<T> resource) {
+    this.resource = resource;
+    this.manager = FieldManager.of(resource.type(), resource.apiVersion());
+  }
 
-  /** The set as the field manager sees it, without status. */
-  static ObjectNode tracked(StatefulSet set) {
-    ObjectNode node = KubeJson.JSON.valueToTree(set);
+  /** The object as the field manager sees it, without status. */
+  ObjectNode tracked(T object) {
+    ObjectNode node = KubeJson.JSON.valueToTree(object);
     node.remove("status");
     return node;
   }
 
   /**
-   * Records an Update by {@code manager} on {@code updated}: the fields it added or changed since
-   * {@code old} (null when it creates the set) become its own.
+   * Records an Update by {@code fieldManager} on {@code updated}: the fields it added or changed since
+   * {@code old} (null when it creates the object) become its own.
    */
-  static void recordUpdate(StatefulSet old, StatefulSet updated, String manager, String subresource) {
+  void recordUpdate(T old, T updated, String fieldManager, String subresource) {
     ObjectNode result;
     try {
-      result = STATEFUL_SETS.update(old == null ? null : tracked(old), tracked(updated), manager, subresource,
-          Instant.now());
+      result = manager.update(old == null ? null : tracked(old), tracked(updated), fieldManager, subresource, Instant.now());
     } catch (IllegalArgumentException e) {
-      throw invalidManagedFields(updated, e);
+      throw ApiException.invalid(resource.group(), resource.kind(), name(updated), List.of(
+          new FieldError("FieldValueInvalid", "metadata.managedFields", "Invalid value: " + e.getMessage())));
     }
-    // Only the entries change: read them back, not the whole set.
+    // Only the entries change: read them back, not the whole object.
     JsonNode entries = result.path("metadata").path("managedFields");
     try {
       updated.getMetadata().setManagedFields(entries.isArray()
@@ -56,30 +62,22 @@ final class FieldOwnership {
   }
 
   /**
-   * Merges an applied configuration into {@code live} (null when the apply creates the set): the
-   * result carries the new managedFields and live's status. 409 on a conflict unless forced.
+   * Merges an applied configuration into {@code live} (null when the apply creates the object): the
+   * result carries the new managedFields, and no status (the update takes live's). 409 on a
+   * conflict unless forced.
    */
-  static StatefulSet applied(StatefulSet live, ObjectNode config, WriteOptions options) {
+  T applied(T live, ObjectNode config, WriteOptions options) {
     ObjectNode merged;
     try {
-      merged = STATEFUL_SETS.apply(live == null ? null : tracked(live), config, options.fieldManager(),
-          options.force(), Instant.now());
+      merged = manager.apply(live == null ? null : tracked(live), config, options.fieldManager(), options.force(), Instant.now());
     } catch (ApplyConflictException e) {
       throw conflict(e);
     } catch (IllegalArgumentException e) {
       // The configuration itself: managedFields set, a list item without its key, duplicate keys.
       throw ApiException.badRequest(e.getMessage());
     }
-    StatefulSet set = read(merged);
-    if (live != null) {
-      set.setStatus(live.getStatus());
-    }
-    return set;
-  }
-
-  private static StatefulSet read(ObjectNode node) {
     try {
-      return KubeJson.JSON.treeToValue(node, StatefulSet.class);
+      return KubeJson.JSON.treeToValue(merged, resource.type());
     } catch (JsonProcessingException e) {
       throw ApiException.badRequest("the applied configuration could not be decoded: " + e.getOriginalMessage());
     }
@@ -102,10 +100,8 @@ final class FieldOwnership {
         .anyMatch(cause -> "FieldManagerConflict".equals(cause.getReason()));
   }
 
-  private static ApiException invalidManagedFields(StatefulSet set, IllegalArgumentException e) {
-    String name = set == null || set.getMetadata() == null || set.getMetadata().getName() == null
-        ? "" : set.getMetadata().getName();
-    return ApiException.invalid(StatefulSetService.GROUP, StatefulSetService.KIND, name,
-        List.of(new FieldError("FieldValueInvalid", "metadata.managedFields", "Invalid value: " + e.getMessage())));
+  private static String name(HasMetadata object) {
+    return object == null || object.getMetadata() == null || object.getMetadata().getName() == null
+        ? "" : object.getMetadata().getName();
   }
 }

@@ -1,0 +1,74 @@
+package io.ordinal.api.core;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.ordinal.api.ApiException;
+import io.ordinal.api.NamespaceDeleter;
+import io.ordinal.api.registry.Resource;
+import io.ordinal.api.registry.Strategy;
+import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.api.statefulset.StatefulSetValidation;
+import io.ordinal.store.NamespaceContents;
+import io.ordinal.store.NamespaceStore;
+import java.util.List;
+
+/**
+ * Namespaces (upstream's pkg/registry/core/namespace): their labels (Pod Security levels first of
+ * all) and annotations are what a user writes. Deleting one deletes all it holds, as upstream:
+ * Terminating at once, nothing new may be created in it, and the namespace controller
+ * ({@link NamespaceDeleter}) deletes its contents, then it.
+ */
+public final class NamespaceStrategy implements Strategy<Namespace> {
+  public static final Resource<Namespace> RESOURCE = new Resource<>("", "v1", "Namespace", "namespaces", false, Namespace.class);
+
+  private final NamespaceStore store;
+  private final NamespaceContents contents;
+  private final NamespaceDeleter deleter;
+
+  public NamespaceStrategy(NamespaceStore store, NamespaceContents contents, NamespaceDeleter deleter) {
+    this.store = store;
+    this.contents = contents;
+    this.deleter = deleter;
+  }
+
+  @Override
+  public Resource<Namespace> resource() {
+    return RESOURCE;
+  }
+
+  @Override
+  public List<FieldError> validate(Namespace namespace) {
+    return StatefulSetValidation.validateNamespaceObject(namespace);
+  }
+
+  @Override
+  public List<FieldError> validateUpdate(Namespace namespace, Namespace old) {
+    return StatefulSetValidation.validateNamespaceObject(namespace);
+  }
+
+  /**
+   * 403 for default, 409 when it is Terminating already (upstream's words), 404 for a name that was
+   * never created and holds nothing (nothing to delete, and no uid by which kubectl could see it go).
+   */
+  @Override
+  public void checkDelete(Namespace current) {
+    String name = current.getMetadata().getName();
+    if (name.equals("default")) {
+      throw ApiException.forbidden("namespaces \"default\" is forbidden: this namespace may not be deleted", "",
+          RESOURCE.plural(), name);
+    }
+    if (current.getMetadata().getDeletionTimestamp() != null) {
+      throw ApiException.of(409, "Conflict", "Operation cannot be fulfilled on namespaces \"" + name + "\": The system is"
+          + " ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically"
+          + " be purged by the system.");
+    }
+    if (store.find(name).isEmpty() && contents.remaining(name).isEmpty()) {
+      throw ApiException.notFound(RESOURCE.plural(), name);
+    }
+  }
+
+  /** The namespace controller's work: an empty namespace is gone when the DELETE returns. */
+  @Override
+  public void afterDeleteCommitted(Namespace deleted) {
+    deleter.delete(deleted.getMetadata().getName());
+  }
+}

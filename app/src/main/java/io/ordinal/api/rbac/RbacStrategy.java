@@ -1,0 +1,82 @@
+package io.ordinal.api.rbac;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.ordinal.api.ApiException;
+import io.ordinal.api.WriteOptions;
+import io.ordinal.api.registry.Resource;
+import io.ordinal.api.registry.Strategy;
+import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.auth.rbac.Escalation;
+import io.ordinal.auth.rbac.Rbac;
+import io.ordinal.auth.rbac.RbacValidation;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.RbacStore.Kind;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Roles, RoleBindings, ClusterRoles and ClusterRoleBindings (upstream's pkg/registry/rbac): validated
+ * as upstream, defaulted (a binding's roleRef and User/Group subjects in the RBAC group), and guarded
+ * against privilege escalation: a user may grant only what it holds, unless it may escalate or bind.
+ */
+public final class RbacStrategy<T extends HasMetadata> implements Strategy<T> {
+  private final Resource<T> resource;
+  private final Rbac rbac;
+
+  public RbacStrategy(Kind kind, Class<T> type, Rbac rbac) {
+    this.resource = new Resource<>(RbacValidation.GROUP, "v1", kind.kind, resourceOf(kind), kind.namespaced, type);
+    this.rbac = rbac;
+  }
+
+  /** The plural resource name of a kind: "roles", "clusterrolebindings". */
+  public static String resourceOf(Kind kind) {
+    return kind.kind.toLowerCase(Locale.ROOT) + "s";
+  }
+
+  @Override
+  public Resource<T> resource() {
+    return resource;
+  }
+
+  @Override
+  public void prepareForCreate(T object) {
+    RbacValidation.defaults(object);
+  }
+
+  @Override
+  public void prepareForUpdate(T object, T old) {
+    RbacValidation.defaults(object);
+  }
+
+  @Override
+  public List<FieldError> validate(T object) {
+    return RbacValidation.validate(object);
+  }
+
+  @Override
+  public List<FieldError> validateUpdate(T object, T old) {
+    return RbacValidation.validateUpdate(object, old);
+  }
+
+  /** An update that leaves what the object grants as it was needs no escalation check. */
+  @Override
+  public void admit(T object, T old, WriteOptions options) {
+    if (old != null && sameGrant(object, old)) {
+      return;
+    }
+    Optional<String> refused = Escalation.check(rbac.policy(), options.user(), object);
+    if (refused.isPresent()) {
+      throw ApiException.forbidden(resource.qualified() + " \"" + object.getMetadata().getName() + "\" is forbidden: "
+          + refused.get(), resource.group(), resource.plural(), object.getMetadata().getName());
+    }
+  }
+
+  private static boolean sameGrant(HasMetadata updated, HasMetadata current) {
+    HasMetadata a = KubeJson.copy(updated);
+    HasMetadata b = KubeJson.copy(current);
+    a.setMetadata(null);
+    b.setMetadata(null);
+    return KubeJson.write(a).equals(KubeJson.write(b));
+  }
+}
