@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.ApiException;
 import io.micronaut.http.HttpRequest;
 import java.util.List;
 

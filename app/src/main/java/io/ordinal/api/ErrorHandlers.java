@@ -1,5 +1,7 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.ApiException;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.micronaut.core.convert.exceptions.ConversionErrorException;

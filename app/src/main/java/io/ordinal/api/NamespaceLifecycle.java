@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.ordinal.store.NamespaceStore;
 import jakarta.inject.Singleton;

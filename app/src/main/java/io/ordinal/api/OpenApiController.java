@@ -1,5 +1,7 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.ApiException;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;

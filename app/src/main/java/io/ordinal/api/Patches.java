@@ -1,5 +1,7 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.ApiException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.http.HttpRequest;

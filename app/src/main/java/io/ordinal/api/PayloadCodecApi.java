@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.ApiException;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import io.micronaut.core.annotation.Nullable;

@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EndpointAddress;

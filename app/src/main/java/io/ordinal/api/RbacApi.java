@@ -1,5 +1,8 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.KubeProtobuf;
+import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;

@@ -1,5 +1,8 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.KubeProtobuf;
+import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.ApiException;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -12,10 +15,9 @@ import io.micronaut.http.annotation.Body;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Post;
 import io.ordinal.auth.Authorization;
-import io.ordinal.auth.AuthenticationFilter;
-import io.ordinal.auth.RequestAttributes;
-import io.ordinal.auth.User;
-import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.User;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.auth.rbac.Bootstrap;
 import io.ordinal.auth.rbac.Policy;
 import io.ordinal.auth.rbac.Rbac;
@@ -181,7 +183,7 @@ public class ReviewApi {
   }
 
   private static User user(HttpRequest<?> request) {
-    return request.getAttribute(AuthenticationFilter.USER, User.class).orElse(User.ANONYMOUS);
+    return User.of(request).orElse(User.ANONYMOUS);
   }
 
   private static String text(String value) {

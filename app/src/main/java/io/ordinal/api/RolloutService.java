@@ -1,8 +1,9 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.api.statefulset.RolloutStatus;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.RolloutControls;

@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
@@ -7,7 +8,7 @@ import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
 import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.registry.GenericStore;
 import io.ordinal.api.registry.Update;
-import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.api.statefulset.NodePlacement;
 import io.ordinal.api.statefulset.StatefulSetStatusStrategy;
 import io.ordinal.api.statefulset.StatefulSetStorage;

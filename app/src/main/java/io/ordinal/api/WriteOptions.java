@@ -1,9 +1,10 @@
 package io.ordinal.api;
 
+import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.ApiException;
 import io.micronaut.http.HttpRequest;
-import io.ordinal.api.statefulset.FieldError;
-import io.ordinal.auth.AuthenticationFilter;
-import io.ordinal.auth.User;
+import io.ordinal.apimachinery.FieldError;
+import io.ordinal.request.User;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -56,7 +57,7 @@ public record WriteOptions(boolean dryRun, String fieldManager, boolean force, U
     String manager = sent == null || sent.isEmpty()
         ? fromUserAgent(request.getHeaders().get("User-Agent"))
         : sent;
-    User user = request.getAttribute(AuthenticationFilter.USER, User.class).orElse(User.ANONYMOUS);
+    User user = User.of(request).orElse(User.ANONYMOUS);
     return new WriteOptions(dryRun, manager, apply && Boolean.parseBoolean(force), user);
   }
 

@@ -2,8 +2,7 @@ package io.ordinal.audit;
 
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.context.ServerRequestContext;
-import io.ordinal.auth.AuthenticationFilter;
-import io.ordinal.auth.User;
+import io.ordinal.request.User;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -68,7 +67,7 @@ public final class AuditContext {
    */
   public static Optional<String> currentUser() {
     return ServerRequestContext.currentRequest()
-        .flatMap(request -> request.getAttribute(AuthenticationFilter.USER, User.class))
+        .flatMap(request -> User.of(request))
         .map(User::name);
   }
 

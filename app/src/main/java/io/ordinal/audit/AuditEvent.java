@@ -2,8 +2,8 @@ package io.ordinal.audit;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.ordinal.auth.RequestAttributes;
-import io.ordinal.auth.User;
+import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.User;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;

@@ -7,9 +7,8 @@ import io.micronaut.http.annotation.Filter;
 import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
 import io.micronaut.http.filter.ServerFilterPhase;
-import io.ordinal.auth.AuthenticationFilter;
-import io.ordinal.auth.RequestAttributes;
-import io.ordinal.auth.User;
+import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.User;
 import io.ordinal.store.KubeJson;
 import java.net.InetSocketAddress;
 import java.time.Instant;
@@ -71,7 +70,7 @@ public class AuditFilter implements HttpServerFilter {
 
   static AuditEvent event(HttpRequest<?> request, RequestAttributes attributes, AuditContext audit, int code,
       AuditEvent.Failure failure, Instant now) {
-    User user = request.getAttribute(AuthenticationFilter.USER, User.class).orElse(null);
+    User user = User.of(request).orElse(null);
     AuditEvent.Stage stage = LONG_RUNNING.contains(attributes.subresource()) && code < 300
         ? AuditEvent.Stage.ResponseStarted : AuditEvent.Stage.ResponseComplete;
     return new AuditEvent(audit.auditId(), stage, request.getUri().toString(), attributes.verb(), user,

@@ -1,5 +1,6 @@
 package io.ordinal.auth;
 
+import io.ordinal.request.User;
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;

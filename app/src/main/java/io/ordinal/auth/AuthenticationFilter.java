@@ -1,7 +1,8 @@
 package io.ordinal.auth;
 
+import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.User;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
-import io.micronaut.core.order.Ordered;
 import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MutableHttpResponse;
@@ -12,9 +13,9 @@ import io.micronaut.http.filter.ServerFilterPhase;
 import io.micronaut.health.HealthStatus;
 import io.micronaut.http.HttpStatus;
 import io.micronaut.management.health.indicator.HealthResult;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.audit.AuditContext;
-import io.ordinal.api.KubeCodec;
+import io.ordinal.apimachinery.KubeCodec;
 import org.bouncycastle.asn1.x500.RDN;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.style.BCStyle;
@@ -39,9 +40,6 @@ import reactor.core.scheduler.Schedulers;
  */
 @Filter(Filter.MATCH_ALL_PATTERN)
 public class AuthenticationFilter implements HttpServerFilter {
-  /** Request attribute: the {@link User} who made the request. */
-  public static final String USER = "ordinal.user";
-
   private final Tokens tokens;
   private final OidcTokens oidc;
   private final Authorization authorization;
@@ -68,7 +66,7 @@ public class AuthenticationFilter implements HttpServerFilter {
           .withNewMetadata().endMetadata().withStatus("Failure").withCode(401).withReason("Unauthorized")
           .withMessage("Unauthorized").build()));
     }
-    request.setAttribute(USER, user.get());
+    request.setAttribute(User.ATTRIBUTE, user.get());
     RequestAttributes attributes = RequestAttributes.of(request);
     if (webSocketUpgradeThatCreates(request, attributes) && authorization.allows(user.get(), attributes)) {
       // upstream's AuthorizePodWebsocketUpgradeCreatePermission (on by default since 1.31): a GET that

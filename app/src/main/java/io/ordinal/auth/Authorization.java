@@ -1,5 +1,7 @@
 package io.ordinal.auth;
 
+import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.User;
 import io.ordinal.auth.rbac.Policy;
 import io.ordinal.auth.rbac.Rbac;
 import jakarta.inject.Singleton;

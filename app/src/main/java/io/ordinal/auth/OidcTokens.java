@@ -1,5 +1,6 @@
 package io.ordinal.auth;
 
+import io.ordinal.request.User;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.nimbusds.jose.JOSEException;

@@ -1,5 +1,6 @@
 package io.ordinal.auth;
 
+import io.ordinal.request.User;
 import io.ordinal.store.ApiTokenRow;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.Repositories;

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
-import io.ordinal.api.watch.ChangeFeed;
+import io.ordinal.apimachinery.ChangeFeed;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.WatchLog;

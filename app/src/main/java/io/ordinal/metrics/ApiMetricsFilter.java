@@ -10,7 +10,7 @@ import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
 import io.micronaut.http.filter.ServerFilterPhase;
 import io.ordinal.api.discovery.ApiResources;
-import io.ordinal.auth.RequestAttributes;
+import io.ordinal.request.RequestAttributes;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;

@@ -3,7 +3,7 @@ package io.ordinal.node;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.micronaut.scheduling.annotation.Scheduled;
-import io.ordinal.api.watch.ChangeFeed;
+import io.ordinal.apimachinery.ChangeFeed;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.Labels;
 import io.ordinal.model.SetKey;

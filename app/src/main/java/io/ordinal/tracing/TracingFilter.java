@@ -16,9 +16,8 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
-import io.ordinal.auth.AuthenticationFilter;
-import io.ordinal.auth.RequestAttributes;
-import io.ordinal.auth.User;
+import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.User;
 import java.util.Set;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
@@ -109,7 +108,7 @@ public class TracingFilter implements HttpServerFilter {
       setUnlessEmpty(span, "k8s.namespace.name", attributes.namespace());
       setUnlessEmpty(span, "k8s.object.name", attributes.name());
     }
-    request.getAttribute(AuthenticationFilter.USER, User.class).ifPresent(user -> span.setAttribute("enduser.id", user.name()));
+    User.of(request).ifPresent(user -> span.setAttribute("enduser.id", user.name()));
   }
 
   private static void setUnlessEmpty(Span span, String key, String value) {

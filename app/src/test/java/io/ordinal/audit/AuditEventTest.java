@@ -8,9 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micronaut.http.HttpRequest;
-import io.ordinal.auth.AuthenticationFilter;
-import io.ordinal.auth.RequestAttributes;
-import io.ordinal.auth.User;
+import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.User;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -25,7 +24,7 @@ class AuditEventTest {
         .header("Authorization", "Bearer " + TOKEN)
         .header("User-Agent", "kubectl/v1.32.0 (linux/amd64)")
         .header("X-Forwarded-For", "10.0.0.5, 10.0.0.6");
-    request.setAttribute(AuthenticationFilter.USER, User.authenticated("alice", "u-1", List.of("dev")));
+    request.setAttribute(User.ATTRIBUTE, User.authenticated("alice", "u-1", List.of("dev")));
     AuditContext audit = new AuditContext("0f8e-id", Instant.parse("2025-01-01T10:00:00.123456789Z"));
     audit.annotate(AuditContext.DECISION, "allow");
     audit.append(AuditContext.WORKFLOW, "statefulset/ns/web");

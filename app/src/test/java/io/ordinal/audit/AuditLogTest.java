@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micronaut.http.HttpRequest;
-import io.ordinal.auth.RequestAttributes;
+import io.ordinal.request.RequestAttributes;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.ordinal.auth.RequestAttributes;
+import io.ordinal.request.RequestAttributes;
 import io.ordinal.store.KubeJson;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -5,7 +5,7 @@ import io.ordinal.api.Deletion;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.api.registry.Strategy;
-import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.pods.PodLifecycle;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.StoreException;

@@ -1,11 +1,11 @@
 package io.ordinal.api.core;
 
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.api.NamespaceDeleter;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
-import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.store.NamespaceContents;
 import io.ordinal.store.NamespaceStore;

@@ -3,7 +3,7 @@ package io.ordinal.api.core;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
-import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.store.PodStore;
 import io.ordinal.temporal.SetSignals;

@@ -1,7 +1,7 @@
 package io.ordinal.api.exec;
 
 import io.micronaut.core.convert.value.ConvertibleMultiValues;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import java.util.List;
 
 /**

@@ -5,7 +5,7 @@ import io.micronaut.websocket.annotation.OnClose;
 import io.micronaut.websocket.annotation.OnMessage;
 import io.micronaut.websocket.annotation.OnOpen;
 import io.micronaut.websocket.annotation.ServerWebSocket;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.api.PodService;
 import io.ordinal.driver.ExecRefusedException;
 import java.io.IOException;

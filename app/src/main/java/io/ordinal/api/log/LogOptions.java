@@ -2,7 +2,7 @@ package io.ordinal.api.log;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusCause;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;

@@ -7,7 +7,7 @@ import io.micronaut.http.MediaType;
 import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Controller;
 import io.micronaut.http.annotation.Get;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.api.discovery.DiscoveryApi;
 import io.ordinal.api.openapi.OpenApiDocuments.Document;
 import io.ordinal.api.openapi.OpenApiDocuments.Documents;

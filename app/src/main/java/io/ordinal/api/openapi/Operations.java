@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Status;
 import io.micronaut.http.MediaType;
-import io.ordinal.api.KubeCodec;
+import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.api.discovery.ApiResources.Group;
 import io.ordinal.api.discovery.ApiResources.Resource;
 import io.ordinal.api.discovery.ApiResources.Subresource;

@@ -1,11 +1,11 @@
 package io.ordinal.api.rbac;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.api.WriteOptions;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
-import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.auth.rbac.Escalation;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.auth.rbac.RbacValidation;

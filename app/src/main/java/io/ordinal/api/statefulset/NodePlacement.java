@@ -1,5 +1,6 @@
 package io.ordinal.api.statefulset;
 
+import io.ordinal.apimachinery.FieldError;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.Labels;

@@ -1,9 +1,10 @@
 package io.ordinal.api.statefulset;
 
+import io.ordinal.apimachinery.FieldError;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
-import io.ordinal.api.ApiException;
-import io.ordinal.api.KubeCodec;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.api.WriteOptions;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;

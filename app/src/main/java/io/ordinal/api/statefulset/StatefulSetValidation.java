@@ -1,5 +1,6 @@
 package io.ordinal.api.statefulset;
 
+import io.ordinal.apimachinery.FieldError;
 import static io.ordinal.kube.StatefulSetFields.nullSafe;
 
 import io.fabric8.kubernetes.api.model.Container;

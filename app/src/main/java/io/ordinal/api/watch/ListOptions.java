@@ -1,7 +1,7 @@
 package io.ordinal.api.watch;
 
 import io.micronaut.http.HttpRequest;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import java.util.List;
 
 /**

@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
-import io.ordinal.auth.User;
+import io.ordinal.request.User;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

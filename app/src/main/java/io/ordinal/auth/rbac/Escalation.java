@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleRef;
-import io.ordinal.auth.RequestAttributes;
-import io.ordinal.auth.User;
+import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.User;
 import java.util.List;
 import java.util.Optional;
 

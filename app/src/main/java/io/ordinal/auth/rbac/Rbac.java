@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
 import io.micronaut.scheduling.annotation.Scheduled;
-import io.ordinal.api.watch.ChangeFeed;
+import io.ordinal.apimachinery.ChangeFeed;
 import io.ordinal.store.RbacStore;
 import io.ordinal.store.RbacStore.Kind;
 import io.ordinal.store.StoreException;

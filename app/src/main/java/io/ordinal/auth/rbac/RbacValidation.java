@@ -10,7 +10,7 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleRef;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
-import io.ordinal.api.statefulset.FieldError;
+import io.ordinal.apimachinery.FieldError;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package io.ordinal.auth.rbac;
 
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
-import io.ordinal.auth.RequestAttributes;
+import io.ordinal.request.RequestAttributes;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micronaut.core.convert.value.ConvertibleMultiValues;
-import io.ordinal.api.ApiException;
+import io.ordinal.apimachinery.ApiException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,5 +1,6 @@
 package io.ordinal.api.statefulset;
 
+import io.ordinal.apimachinery.FieldError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

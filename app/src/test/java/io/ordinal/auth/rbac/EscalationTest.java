@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
-import io.ordinal.auth.User;
+import io.ordinal.request.User;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

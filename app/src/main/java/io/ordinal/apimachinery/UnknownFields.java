@@ -1,4 +1,4 @@
-package io.ordinal.api;
+package io.ordinal.apimachinery;
 
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JavaType;
@@ -27,7 +27,7 @@ public final class UnknownFields {
   private UnknownFields() {}
 
   /** Removes the unknown fields from {@code body} and returns their paths ({@code spec.template.spec.containers[0].foo}). */
-  static List<String> strip(JsonNode body, Class<?> type) {
+  public static List<String> strip(JsonNode body, Class<?> type) {
     List<String> unknown = new ArrayList<>();
     walk(body, KubeJson.JSON.constructType(type), "", unknown);
     unknown.sort(null);

@@ -1,4 +1,4 @@
-package io.ordinal.auth;
+package io.ordinal.request;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

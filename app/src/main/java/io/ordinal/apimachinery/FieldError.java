@@ -1,4 +1,4 @@
-package io.ordinal.api.statefulset;
+package io.ordinal.apimachinery;
 
 /**
  * One validation failure, in the shape of a Kubernetes {@code StatusCause}.
@@ -9,11 +9,11 @@ package io.ordinal.api.statefulset;
  */
 public record FieldError(String reason, String field, String message) {
 
-  static FieldError invalid(String field, Object value, String detail) {
+  public static FieldError invalid(String field, Object value, String detail) {
     return new FieldError("FieldValueInvalid", field, "Invalid value: " + render(value) + ": " + detail);
   }
 
-  static FieldError required(String field, String detail) {
+  public static FieldError required(String field, String detail) {
     return new FieldError("FieldValueRequired", field, "Required value" + (detail.isEmpty() ? "" : ": " + detail));
   }
 
@@ -22,15 +22,15 @@ public record FieldError(String reason, String field, String message) {
         "Unsupported value: " + render(value) + ": supported values: \"" + String.join("\", \"", supported) + "\"");
   }
 
-  static FieldError duplicate(String field, Object value) {
+  public static FieldError duplicate(String field, Object value) {
     return new FieldError("FieldValueDuplicate", field, "Duplicate value: " + render(value));
   }
 
-  static FieldError forbidden(String field, String detail) {
+  public static FieldError forbidden(String field, String detail) {
     return new FieldError("FieldValueForbidden", field, "Forbidden: " + detail);
   }
 
-  static FieldError notFound(String field, Object value) {
+  public static FieldError notFound(String field, Object value) {
     return new FieldError("FieldValueNotFound", field, "Not found: " + render(value));
   }
 

@@ -1,4 +1,4 @@
-package io.ordinal.api;
+package io.ordinal.apimachinery;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package io.ordinal.auth;
+package io.ordinal.request;
 
 import io.micronaut.http.HttpRequest;
 import java.util.List;

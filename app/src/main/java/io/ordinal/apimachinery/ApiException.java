@@ -1,9 +1,8 @@
-package io.ordinal.api;
+package io.ordinal.apimachinery;
 
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusCause;
-import io.ordinal.api.statefulset.FieldError;
 import java.util.List;
 
 /** An API error, answered as a Kubernetes {@code Status} object. */

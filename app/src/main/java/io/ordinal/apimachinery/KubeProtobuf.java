@@ -1,4 +1,4 @@
-package io.ordinal.api;
+package io.ordinal.apimachinery;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -19,8 +19,8 @@ import java.util.Map;
  * known, each with the fields of upstream's generated.proto that the API uses; other fields are
  * skipped. Answers stay JSON, which those clients accept as well.
  */
-final class KubeProtobuf {
-  static final String MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
+public final class KubeProtobuf {
+  public static final String MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
   private static final byte[] MAGIC = {'k', '8', 's', 0};
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
@@ -80,7 +80,7 @@ final class KubeProtobuf {
    * Decodes a protobuf body: the {@code k8s\0} magic, then a runtime.Unknown whose typeMeta names
    * the kind and whose raw bytes are the object.
    */
-  static ObjectNode decode(byte[] body) {
+  public static ObjectNode decode(byte[] body) {
     if (body == null || body.length < MAGIC.length || !Arrays.equals(Arrays.copyOf(body, MAGIC.length), MAGIC)) {
       throw ApiException.badRequest("the protobuf body does not start with the Kubernetes magic number");
     }
@@ -169,7 +169,7 @@ final class KubeProtobuf {
   }
 
   /** Reads a request body sent as JSON, YAML or protobuf, as {@link KubeCodec#read} does the first two. */
-  static <T> T read(HttpRequest<?> request, byte[] body, Class<T> type) {
+  public static <T> T read(HttpRequest<?> request, byte[] body, Class<T> type) {
     String mediaType = KubeCodec.mediaType(request);
     if (MEDIA_TYPE.equals(mediaType)) {
       return KubeCodec.read(request, "application/json", KubeJson.write(decode(body)), type);

@@ -1,4 +1,4 @@
-package io.ordinal.api;
+package io.ordinal.apimachinery;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -24,7 +24,7 @@ public final class KubeCodec {
   public static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
   /** A server-side apply: the applied configuration, YAML or JSON. */
   public static final String APPLY_PATCH = "application/apply-patch+yaml";
-  static final List<String> BODY_TYPES = List.of(MediaType.APPLICATION_JSON, YAML);
+  public static final List<String> BODY_TYPES = List.of(MediaType.APPLICATION_JSON, YAML);
   /**
    * The patch types PATCH takes (keep the {@code @Patch} consumes in step). The OpenAPI documents list
    * them: kubectl apply computes its patch from the document only once this holds
@@ -50,7 +50,7 @@ public final class KubeCodec {
     return read(request, mediaType(request), body, type);
   }
 
-  static <T> T read(HttpRequest<?> request, String mediaType, String body, Class<T> type) {
+  public static <T> T read(HttpRequest<?> request, String mediaType, String body, Class<T> type) {
     ObjectMapper mapper = switch (mediaType) {
       case "", MediaType.APPLICATION_JSON -> KubeJson.JSON;
       case YAML, "application/x-yaml", "text/yaml" -> KubeJson.YAML;
@@ -113,7 +113,7 @@ public final class KubeCodec {
   }
 
   /** The request's media type without parameters, lower case; "" when absent. */
-  static String mediaType(HttpRequest<?> request) {
+  public static String mediaType(HttpRequest<?> request) {
     return request.getHeaders().get("Content-Type", String.class)
         .map(v -> v.split(";")[0].trim().toLowerCase(Locale.ROOT)).orElse("");
   }
@@ -144,7 +144,7 @@ public final class KubeCodec {
    * A warning as a header value: quotes and backslashes escaped, anything outside printable ASCII
    * written as {@code \\uXXXX} (field names come from the client and may hold anything), truncated.
    */
-  static String headerSafe(String text) {
+  public static String headerSafe(String text) {
     StringBuilder out = new StringBuilder();
     for (char c : text.toCharArray()) {
       if (out.length() >= MAX_WARNING_LENGTH) {
@@ -161,7 +161,7 @@ public final class KubeCodec {
     return out.toString();
   }
 
-  static boolean wantsYaml(HttpRequest<?> request) {
+  public static boolean wantsYaml(HttpRequest<?> request) {
     for (MediaType accepted : request.accept()) {
       String name = accepted.getName().toLowerCase(Locale.ROOT);
       if (name.equals(YAML) || name.equals("application/x-yaml") || name.equals("text/yaml")) {

@@ -1,4 +1,4 @@
-package io.ordinal.api.watch;
+package io.ordinal.apimachinery;
 
 import io.micronaut.context.annotation.Value;
 import io.micronaut.context.event.StartupEvent;
