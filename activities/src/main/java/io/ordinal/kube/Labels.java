@@ -23,7 +23,7 @@ public final class Labels {
   public static final String CLUSTER_DOMAIN = "cluster.local";
   /** A membership hook that failed and holds membership changes until the set is resumed. */
   public static final String HELD_HOOK_ANNOTATION = "ordinal.io/held-hook";
-  /** Why a pod is being deleted: ScaleDown, Update, Delete or Recreate (seed 002's "termination reason"). */
+  /** Why a pod is being deleted: ScaleDown, Update, Delete or Recreate (upstream's pod termination reason, told to the pod). */
   public static final String TERMINATION_REASON_ANNOTATION = "ordinal.io/termination-reason";
 
   /** How long a rollout may go without a pod becoming available on its target revision (seconds). */

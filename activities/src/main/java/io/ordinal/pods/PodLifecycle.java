@@ -374,7 +374,7 @@ public class PodLifecycle {
     }
   }
 
-  /** Seed 002's "termination reason", as Ordinal tells it to a pod: why it goes, from the deletion's reason. */
+  /** Why a pod goes, as Ordinal tells it to the pod (its termination reason), from the deletion's reason. */
   static String terminationReason(String reason) {
     if (reason.startsWith("scale down")) {
       return "ScaleDown";

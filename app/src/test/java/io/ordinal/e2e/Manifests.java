@@ -12,7 +12,7 @@ import java.util.Map;
 final class Manifests {
   private Manifests() {}
 
-  /** The seed 000 example as shipped (sim driver), as a mutable JSON tree. */
+  /** The StatefulSet of the Kubernetes docs' example as shipped (sim driver), as a mutable JSON tree. */
   static ObjectNode web() {
     try {
       return (ObjectNode) KubeJson.YAML.readTree(Files.readString(Path.of("..", "deploy", "examples", "web.yaml")));

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * apiVersion changed. Both must make the same pods (names, labels, hostname, claims) and claims, in
  * the same order, for a scale up, a scale down, and a rolling update with a partition. Then a broken
  * revision (a nodeSelector no node matches, so its pod never runs): upstream's rollout is stuck on it,
- * even after the template is reverted (seed 000, "Forced rollback"); Ordinal's passes its progress
+ * even after the template is reverted (the StatefulSet docs' "Forced rollback"); Ordinal's passes its progress
  * deadline and rolls itself back, replacing the broken pod.
  */
 class SideBySideIT {
