@@ -1,8 +1,5 @@
 package io.ordinal.api;
 
-import io.ordinal.apimachinery.KubeProtobuf;
-import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventList;
@@ -31,12 +28,15 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
-import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.exec.ExecOptions;
-import io.ordinal.api.registry.Update;
 import io.ordinal.api.exec.ExecUpgradeFilter;
+import io.ordinal.api.log.LogOptions;
+import io.ordinal.api.registry.Update;
 import io.ordinal.api.watch.ListOptions;
 import io.ordinal.api.watch.Watches;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.KubeProtobuf;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.PodStore;
 import io.swagger.v3.oas.annotations.Operation;

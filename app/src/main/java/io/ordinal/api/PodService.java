@@ -1,6 +1,5 @@
 package io.ordinal.api;
 
-import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EndpointAddress;
@@ -15,11 +14,12 @@ import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.core.ClaimStorage;
 import io.ordinal.api.core.PodStorage;
 import io.ordinal.api.core.PodStrategy;
+import io.ordinal.api.exec.ExecOptions;
 import io.ordinal.api.log.LogOptions;
+import io.ordinal.api.log.LogReader;
 import io.ordinal.api.registry.GenericStore;
 import io.ordinal.api.registry.Update;
-import io.ordinal.api.log.LogReader;
-import io.ordinal.api.exec.ExecOptions;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.driver.ExecRefusedException;

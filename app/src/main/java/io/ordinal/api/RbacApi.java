@@ -1,8 +1,5 @@
 package io.ordinal.api;
 
-import io.ordinal.apimachinery.KubeProtobuf;
-import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -28,6 +25,9 @@ import io.ordinal.api.rbac.RbacStrategy;
 import io.ordinal.api.registry.GenericStore;
 import io.ordinal.api.registry.Update;
 import io.ordinal.api.watch.Watches;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.KubeProtobuf;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.auth.rbac.RbacValidation;
 import io.ordinal.store.RbacStore.Kind;

@@ -6,7 +6,7 @@ import io.ordinal.activities.HookActivitiesImpl;
 import io.ordinal.activities.PodActivitiesImpl;
 import io.ordinal.activities.SetActivitiesImpl;
 import io.ordinal.driver.DriverRegistry;
-import io.ordinal.node.NodeAgent;
+import io.ordinal.nodeagent.NodeAgent;
 import io.ordinal.node.ThisNode;
 import io.ordinal.store.NodeStore;
 import io.ordinal.workflow.OperationWorkflowImpl;

@@ -1,4 +1,4 @@
-package io.ordinal.node;
+package io.ordinal.nodeagent;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -7,6 +7,7 @@ import io.ordinal.apimachinery.ChangeFeed;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.Labels;
 import io.ordinal.model.SetKey;
+import io.ordinal.node.ThisNode;
 import io.ordinal.pods.PodLifecycle;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;

@@ -1,4 +1,4 @@
-package io.ordinal.cluster;
+package io.ordinal.frontdoor;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventSource;
@@ -9,6 +9,7 @@ import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
 import io.ordinal.apimachinery.ChangeFeed;
+import io.ordinal.cluster.ClusterObjects;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.WatchLog;
