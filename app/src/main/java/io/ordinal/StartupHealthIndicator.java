@@ -1,4 +1,4 @@
-package io.ordinal.temporal;
+package io.ordinal;
 
 import io.micronaut.health.HealthStatus;
 import io.micronaut.management.health.indicator.AbstractHealthIndicator;
@@ -12,17 +12,17 @@ import java.util.Map;
  */
 @Singleton
 @Readiness
-public class WorkerHealthIndicator extends AbstractHealthIndicator<Map<String, Object>> {
-  private final WorkerLifecycle lifecycle;
+public class StartupHealthIndicator extends AbstractHealthIndicator<Map<String, Object>> {
+  private final Startup startup;
 
-  public WorkerHealthIndicator(WorkerLifecycle lifecycle) {
-    this.lifecycle = lifecycle;
+  public StartupHealthIndicator(Startup startup) {
+    this.startup = startup;
   }
 
   @Override
   protected Map<String, Object> getHealthInformation() {
-    healthStatus = lifecycle.started() ? HealthStatus.UP : HealthStatus.DOWN;
-    return Map.of("started", lifecycle.started());
+    healthStatus = startup.started() ? HealthStatus.UP : HealthStatus.DOWN;
+    return Map.of("started", startup.started());
   }
 
   @Override
