@@ -6,8 +6,8 @@ import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Filter;
 import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
-import io.micronaut.http.filter.ServerFilterPhase;
 import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.RequestFilters;
 import io.ordinal.request.User;
 import io.ordinal.store.KubeJson;
 import java.net.InetSocketAddress;
@@ -44,7 +44,7 @@ public class AuditFilter implements HttpServerFilter {
 
   @Override
   public int getOrder() {
-    return ServerFilterPhase.SECURITY.before();
+    return RequestFilters.AUDIT;
   }
 
   @Override

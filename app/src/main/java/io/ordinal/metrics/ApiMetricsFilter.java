@@ -8,9 +8,9 @@ import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Filter;
 import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
-import io.micronaut.http.filter.ServerFilterPhase;
 import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.RequestFilters;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +42,7 @@ public class ApiMetricsFilter implements HttpServerFilter {
 
   @Override
   public int getOrder() {
-    return ServerFilterPhase.FIRST.order();
+    return RequestFilters.METRICS;
   }
 
   @Override

@@ -9,7 +9,6 @@ import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Filter;
 import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
-import io.micronaut.http.filter.ServerFilterPhase;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -17,6 +16,7 @@ import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.ordinal.request.RequestAttributes;
+import io.ordinal.request.RequestFilters;
 import io.ordinal.request.User;
 import java.util.Set;
 import org.reactivestreams.Publisher;
@@ -55,7 +55,7 @@ public class TracingFilter implements HttpServerFilter {
 
   @Override
   public int getOrder() {
-    return ServerFilterPhase.FIRST.before(); // outermost: the span covers authentication and metrics too
+    return RequestFilters.TRACING;
   }
 
   @Override

@@ -7,12 +7,12 @@ import io.micronaut.http.MutableHttpResponse;
 import io.micronaut.http.annotation.Filter;
 import io.micronaut.http.filter.HttpServerFilter;
 import io.micronaut.http.filter.ServerFilterChain;
-import io.micronaut.http.filter.ServerFilterPhase;
 import io.micronaut.http.server.netty.NettyHttpRequest;
 import io.micronaut.scheduling.TaskExecutors;
+import io.ordinal.api.PodService;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.api.PodService;
+import io.ordinal.request.RequestFilters;
 import jakarta.inject.Named;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -42,7 +42,7 @@ public class ExecUpgradeFilter implements HttpServerFilter {
   /** After authentication and authorization: who may not exec learns nothing of the pod (not even 404). */
   @Override
   public int getOrder() {
-    return ServerFilterPhase.SECURITY.after();
+    return RequestFilters.EXEC_UPGRADE;
   }
 
   /**
