@@ -24,10 +24,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 class FieldSelectorsTest {
   // The cases of upstream's fields/selector_test.go.
 
-  @ParameterizedTest
-  @ValueSource(strings = {"x=a,y=b,z=c", "", "x!=a,y=b", "x=a||y\\=b", "x=a\\=\\=b"})
-  void parsesUpstreamsGoodSelectors(String text) {
-    FieldSelectors.parse(text);
+  @Test
+  void parsesUpstreamsGoodSelectorsIntoTheirRequirements() {
+    assertEquals(List.of(new Requirement("x", true, "a"), new Requirement("y", true, "b"), new Requirement("z", true, "c")),
+        FieldSelectors.parse("x=a,y=b,z=c").requirements());
+    assertEquals(List.of(), FieldSelectors.parse("").requirements());
+    assertEquals(List.of(new Requirement("x", false, "a"), new Requirement("y", true, "b")),
+        FieldSelectors.parse("x!=a,y=b").requirements());
+    // An escaped '=' is part of the value; "||" is no operator of field selectors.
+    assertEquals(List.of(new Requirement("x", true, "a||y=b")), FieldSelectors.parse("x=a||y\\=b").requirements());
+    assertEquals(List.of(new Requirement("x", true, "a==b")), FieldSelectors.parse("x=a\\=\\=b").requirements());
   }
 
   @ParameterizedTest
