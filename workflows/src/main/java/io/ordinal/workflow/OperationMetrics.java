@@ -78,7 +78,10 @@ final class OperationMetrics {
     scope.counter(AUTOMATIC_ROLLBACKS).inc(1);
   }
 
-  /** A pod replaced while unhealthy because its revision is no longer its target (seed 000's forced rollback). */
+  /**
+   * A pod replaced while unhealthy because its revision is no longer its target: the forced rollback
+   * that upstream leaves to a human.
+   */
   void forcedReplacement() {
     scope.counter(FORCED_REPLACEMENTS).inc(1);
   }
