@@ -3,7 +3,6 @@ package io.ordinal.workflow;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
-import io.ordinal.planner.Plan;
 import io.ordinal.planner.Planner;
 import io.temporal.api.enums.v1.ParentClosePolicy;
 import io.temporal.failure.ChildWorkflowFailure;
@@ -11,6 +10,7 @@ import io.temporal.workflow.Async;
 import io.temporal.workflow.ChildWorkflowOptions;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -22,49 +22,80 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
   static final int MAX_HISTORY_EVENTS = 2_000;
   private static final Duration RETRY_FAILED_OPERATION_AFTER = Duration.ofSeconds(5);
 
-  private boolean specChanged;
-  private boolean podsChanged;
-  /** What the last signal announced, for the Web UI and the log. */
-  private String lastChange = "";
-  /** The user who wrote the newest spec, as its signal said: the memo of the operation it starts. */
-  private String requestedBy;
+  private final ControllerState state;
+  private Steps steps;
 
-  @Override
-  public void run(ControllerInput input) {
-    Steps steps = Steps.ofThisRun();
-    SetKey key = input.key();
-    long sequence = input.nextSequence();
-    long handledGeneration = input.handledGeneration();
-    specChanged |= input.specChanged();
-    podsChanged |= input.podsChanged();
-    if (requestedBy == null) {
+  /** What the controller knows between its passes; carried across continue-as-new. Its signals write the changes. */
+  private static final class ControllerState {
+    final SetKey key;
+    /** The number of the next operation, for readable, unique operation ids. */
+    long nextSequence;
+    /** The newest spec generation an operation has already been run for. */
+    long handledGeneration;
+    boolean specChanged;
+    boolean podsChanged;
+    /** What the last signal announced, for the Web UI and the log. */
+    String lastChange = "";
+    /** The user who wrote the newest spec, as its signal said: the memo of the operation it starts. */
+    String requestedBy;
+
+    ControllerState(ControllerInput input) {
+      key = input.key();
+      nextSequence = input.nextSequence();
+      handledGeneration = input.handledGeneration();
+      specChanged = input.specChanged();
+      podsChanged = input.podsChanged();
       requestedBy = input.requestedBy();
     }
-    boolean recheck = true;
-    while (true) {
-      if (!recheck) {
-        Workflow.setCurrentDetails("converged; last change: " + lastChange);
-        Workflow.await(() -> specChanged || podsChanged);
-        log.debug("{} woken: {}", key, lastChange);
-      }
+
+    boolean changed() {
+      return specChanged || podsChanged;
+    }
+
+    /** Takes the changes signalled so far: the next observation sees them. */
+    void takeChanges() {
       specChanged = false;
       podsChanged = false;
+    }
 
-      SetSnapshot set = steps.observe(key);
+    ControllerInput continuing() {
+      return new ControllerInput(key, nextSequence, handledGeneration, specChanged, podsChanged, requestedBy);
+    }
+  }
+
+  @WorkflowInit
+  public StatefulSetControllerWorkflowImpl(ControllerInput input) {
+    state = new ControllerState(input);
+  }
+
+  /**
+   * Observes the set; when it has not converged, runs the operation it needs and observes again
+   * after it; when it has, sleeps until a signal says something changed.
+   */
+  @Override
+  public void run(ControllerInput input) {
+    steps = Steps.ofThisRun();
+    boolean converged = false;
+    while (true) {
+      if (converged) {
+        Workflow.setCurrentDetails("converged; last change: " + state.lastChange);
+        Workflow.await(state::changed);
+        log.debug("{} woken: {}", state.key, state.lastChange);
+      }
+      state.takeChanges();
+      SetSnapshot set = steps.observe(state.key);
       steps.publishStatus();
       if (!set.exists()) {
         return; // deleted: the next write to this name starts a new controller
       }
-      Plan plan = Planner.plan(set, Workflow.currentTimeMillis());
-      recheck = !plan.converged();
-      if (recheck) {
-        runOperation(set, Operation.choose(set, handledGeneration), sequence++);
+      converged = Planner.plan(set, Workflow.currentTimeMillis()).converged();
+      if (!converged) {
+        runOperation(set, Operation.choose(set, state.handledGeneration), state.nextSequence++);
       }
-      handledGeneration = Math.max(handledGeneration, set.generation());
-      if (!recheck && HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
+      state.handledGeneration = Math.max(state.handledGeneration, set.generation());
+      if (converged && HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.await(Workflow::isEveryHandlerFinished);
-        Workflow.continueAsNew(new ControllerInput(key, sequence, handledGeneration, specChanged, podsChanged,
-            requestedBy));
+        Workflow.continueAsNew(state.continuing());
       }
     }
   }
@@ -76,8 +107,8 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
     String from = rollout ? fromRevision(set) : null;
     // Who asked for it, in the operation's memo (the Web UI shows it). Only when a user is known:
     // without one the start command is exactly what it was before the memo existed.
-    Map<String, Object> memo = requestedBy == null || operation == Operation.REPAIR ? null
-        : Map.of("requestedBy", requestedBy);
+    Map<String, Object> memo = state.requestedBy == null || operation == Operation.REPAIR ? null
+        : Map.of("requestedBy", state.requestedBy);
     OperationWorkflow child = Workflow.newChildWorkflowStub(
         OperationWorkflow.class,
         ChildWorkflowOptions.newBuilder()
@@ -96,10 +127,9 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
     try {
       Workflow.getWorkflowExecution(child).get();
       while (!outcome.isCompleted()) {
-        Workflow.await(() -> outcome.isCompleted() || specChanged || podsChanged);
-        if (!outcome.isCompleted()) {
-          specChanged = false;
-          podsChanged = false;
+        Workflow.await(() -> outcome.isCompleted() || state.changed());
+        if (!outcome.isCompleted() && state.changed()) {
+          state.takeChanges();
           // Not awaited: the child may complete before the signal lands, which is fine.
           Async.procedure(child::wake).exceptionally(failure -> null);
         }
@@ -126,16 +156,16 @@ public class StatefulSetControllerWorkflowImpl implements StatefulSetControllerW
 
   @Override
   public void specChanged(long generation, String requestedBy) {
-    specChanged = true;
-    lastChange = "spec generation " + generation + (requestedBy == null ? "" : " by " + requestedBy);
+    state.specChanged = true;
+    state.lastChange = "spec generation " + generation + (requestedBy == null ? "" : " by " + requestedBy);
     if (requestedBy != null) {
-      this.requestedBy = requestedBy;
+      state.requestedBy = requestedBy;
     }
   }
 
   @Override
   public void podChanged(String podName) {
-    podsChanged = true;
-    lastChange = "pod " + podName;
+    state.podsChanged = true;
+    state.lastChange = "pod " + podName;
   }
 }
