@@ -33,9 +33,12 @@ final class OperationMetrics {
     this.lastActionMillis = startedAtMillis;
   }
 
-  /** Counts the operation as started; only its first run does (not a continue-as-new). */
-  void started() {
-    if (Workflow.getInfo().getContinuedExecutionRunId().isEmpty()) {
+  /**
+   * Counts the operation as started; only its first run does: not a continue-as-new, nor a start
+   * again after a hand-over (whose input carries the first run's start).
+   */
+  void started(OperationInput input) {
+    if (Workflow.getInfo().getContinuedExecutionRunId().isEmpty() && input.startedAtMillis() == 0) {
       scope.counter(STARTED).inc(1);
     }
   }

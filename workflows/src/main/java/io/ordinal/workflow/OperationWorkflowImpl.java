@@ -9,10 +9,12 @@ import io.ordinal.workflow.SetActivities.HookFailure;
 import io.ordinal.workflow.SetActivities.OperationClaim;
 import io.ordinal.workflow.SetActivities.ProgressingCondition;
 import io.ordinal.workflow.SetActivities.Rollback;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.TemporalFailure;
 import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInfo;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
 import java.util.Objects;
@@ -28,6 +30,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   static final Duration SAFETY_POLL = Duration.ofSeconds(15);
   static final int MAX_HISTORY_EVENTS = 5_000;
   static final String DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
+  /** The result of a run that handed the operation over to the controller's next run. */
+  static final String HANDED_OVER = "handed over to the controller's next run";
   /**
    * Passes in a row that observe again at once. Bounded, so that a claim an activity cannot change
    * (owned by another controller) costs a timer, not a busy loop.
@@ -49,6 +53,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
     boolean wakeRequested;
     /** Set by the pause fence; cleared by the next observation, which reads the stored pause. */
     boolean pauseRequested;
+    /** The controller's history budget ran out: this run ends after its pass, to go on in the controller's next run. */
+    boolean handOverRequested;
     /** What the operation waits for, for the query and the Web UI. */
     String waitingFor = "";
     /** Passes in a row that observed again at once, without waiting. */
@@ -83,7 +89,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
     steps = Steps.ofThisRun();
     startedAtMillis = input.startedAtMillis() > 0 ? input.startedAtMillis() : Workflow.getInfo().getRunStartedTimestampMillis();
     metrics = new OperationMetrics(input, startedAtMillis);
-    metrics.started();
+    metrics.started(input);
     try {
       return operate();
     } catch (CanceledFailure cancelled) {
@@ -98,6 +104,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   /**
    * Observe, plan, act, wait, until the set converges, or the operation gives way to the next one.
    * Each pass plans against the newest spec, so a change that arrives mid-operation takes over at once.
+   * Between two passes, the run may end to keep histories bounded: handed over to the controller's
+   * next run, or continued as new.
    */
   private String operate() {
     SetKey key = input.key();
@@ -128,6 +136,9 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       }
       state.immediatePasses = 0;
       waitForChange(set, plan, now, deadlineMillis);
+      if (state.handOverRequested) {
+        return handOverToTheController();
+      }
       if (HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.await(Workflow::isEveryHandlerFinished);
         Workflow.continueAsNew(input.continuing(state.progress, startedAtMillis));
@@ -187,8 +198,26 @@ public class OperationWorkflowImpl implements OperationWorkflow {
         + (wakeAt > 0 ? "" : " (a pod change ends the wait; this timer is only a safety poll)"), this::waitIsOver);
   }
 
+  /** A change, a pause or a hand-over ends the wait; so does a spent history budget, in runs that started since that rule. */
   private boolean waitIsOver() {
-    return state.wakeRequested || state.pauseRequested;
+    return state.wakeRequested || state.pauseRequested || state.handOverRequested
+        || (steps.continuesAsNewOnBudget() && HistoryBudget.exhausted(MAX_HISTORY_EVENTS));
+  }
+
+  /**
+   * Ends this run between two passes and gives the controller what the operation knows, so that its
+   * next run starts the operation again under the same id: a controller that continues as new ends
+   * its children. The signal is delivered before this run ends, so the controller has it when it sees
+   * the run end.
+   */
+  private String handOverToTheController() {
+    Workflow.await(Workflow::isEveryHandlerFinished);
+    WorkflowInfo info = Workflow.getInfo();
+    StatefulSetControllerWorkflow controller = Workflow.newExternalWorkflowStub(StatefulSetControllerWorkflow.class,
+        WorkflowExecution.newBuilder().setWorkflowId(info.getParentWorkflowId().orElseThrow())
+            .setRunId(info.getParentRunId().orElseThrow()).build());
+    controller.operationHandedOver(new OperationStart(info.getWorkflowId(), input.continuing(state.progress, startedAtMillis)));
+    return HANDED_OVER;
   }
 
   private String converged(SetSnapshot set) {
@@ -326,6 +355,12 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   @Override
   public void wake() {
     state.wakeRequested = true;
+  }
+
+  @Override
+  public void handOver() {
+    // Only a controller hands its operation over; an operation started on its own has no one to hand over to.
+    state.handOverRequested = Workflow.getInfo().getParentWorkflowId().isPresent();
   }
 
   @Override
