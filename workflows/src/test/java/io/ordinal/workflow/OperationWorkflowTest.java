@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -424,28 +425,41 @@ class OperationWorkflowTest {
   }
 
   /**
-   * The result of operation {@code id}. An execution that handed over is started again under the same
-   * id by the controller's next run: its result is that of the last one.
+   * The result of operation {@code id} once its newest execution has completed (one that handed over
+   * is started again under the same id by the controller's next run). It waits in steps of test time,
+   * never in a blocking getResult: time skips while a client waits for a result, and a controller idle
+   * without a timer would let the clock jump to the test server's ten-year execution timeout.
    */
   private String result(String id) {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        String outcome = client.newUntypedWorkflowStub(id).getResult(String.class);
-        if (!outcome.equals(OperationWorkflowImpl.HANDED_OVER)) {
-          return outcome;
-        }
-      } catch (WorkflowNotFoundException | StatusRuntimeException e) {
-        if (attempt > 400) { // 20 s of real time for the controller to start the operation
-          throw e;
-        }
+    for (int step = 0; step < 2_000; step++) {
+      Optional<String> outcome = completedResult(id);
+      if (outcome.isPresent() && !outcome.get().equals(OperationWorkflowImpl.HANDED_OVER)) {
+        return outcome.get();
       }
-      assertTrue(attempt <= 400, id + " handed over and was not started again");
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException interrupted) {
-        throw new IllegalStateException(interrupted);
-      }
+      env.sleep(Duration.ofMillis(500));
     }
+    throw new AssertionError(id + " did not complete");
+  }
+
+  /** The result of the newest run of {@code id}; empty while it runs, has not started, or continued as new. */
+  private Optional<String> completedResult(String id) {
+    HistoryEvent last;
+    try {
+      last = client.fetchHistory(id).getLastEvent();
+    } catch (WorkflowNotFoundException | StatusRuntimeException notStartedYet) {
+      return Optional.empty();
+    }
+    if (last.hasWorkflowExecutionCompletedEventAttributes()) {
+      return Optional.of(client.getOptions().getDataConverter().fromPayloads(0,
+          Optional.of(last.getWorkflowExecutionCompletedEventAttributes().getResult()), String.class, String.class));
+    }
+    assertTrue(!endedWithoutResult(last), id + " ended: " + last);
+    return Optional.empty();
+  }
+
+  private static boolean endedWithoutResult(HistoryEvent event) {
+    return event.hasWorkflowExecutionFailedEventAttributes() || event.hasWorkflowExecutionTerminatedEventAttributes()
+        || event.hasWorkflowExecutionTimedOutEventAttributes() || event.hasWorkflowExecutionCanceledEventAttributes();
   }
 
   private void startController() {
