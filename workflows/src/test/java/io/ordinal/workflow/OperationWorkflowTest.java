@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -309,7 +310,7 @@ class OperationWorkflowTest {
    * server refuses to end it while new signals wait, and each next attempt replays the whole run).
    */
   @Test
-  void aControllerWhoseSetNeverConvergesContinuesAsNewWithinItsBudgetAndActsOnTheLastChange() {
+  void aControllerWhoseSetNeverConvergesContinuesAsNewWithinItsBudgetAndActsOnTheLastChange() throws Exception {
     world.broken.add("a"); // web-0 is created and never becomes Ready
     world.replicas = 1;
     startController();
@@ -336,10 +337,11 @@ class OperationWorkflowTest {
         .filter(HistoryEvent::hasChildWorkflowExecutionStartedEventAttributes)
         .map(event -> event.getChildWorkflowExecutionStartedEventAttributes().getWorkflowExecution().getWorkflowId())
         .toList();
-    List<Integer> operationEvents = controllerRuns.stream().flatMap(run -> run.getEvents().stream())
+    List<WorkflowExecutionHistory> operationRuns = controllerRuns.stream().flatMap(run -> run.getEvents().stream())
         .filter(HistoryEvent::hasChildWorkflowExecutionStartedEventAttributes)
         .flatMap(event -> runsFrom(event.getChildWorkflowExecutionStartedEventAttributes().getWorkflowExecution()).stream())
-        .map(run -> run.getEvents().size()).toList();
+        .toList();
+    List<Integer> operationEvents = operationRuns.stream().map(run -> run.getEvents().size()).toList();
     System.out.printf("%d changes: controller runs of %s events (newest first), scale runs of %s events%n",
         changes, controllerEvents, operationEvents);
     assertTrue(controllerRuns.size() > 1, "never continued as new: " + controllerEvents);
@@ -351,6 +353,13 @@ class OperationWorkflowTest {
     assertEquals(Set.of(Operation.SCALE.workflowId(KEY, 1)), Set.copyOf(operations));
     for (int events : operationEvents) {
       assertTrue(events <= OperationWorkflowImpl.MAX_HISTORY_EVENTS, "a scale run of " + events + " events");
+    }
+    // A worker that crashed anywhere in them replays every run, hand-overs included.
+    try (TestWorkflowEnvironment replay = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter())) {
+      Worker replayer = replay.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE);
+      replayer.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+      WorkflowReplayer.replayWorkflowExecutions(Stream.concat(controllerRuns.stream(), operationRuns.stream()).toList(),
+          true, replayer);
     }
   }
 
