@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.IntStream;
@@ -14,10 +15,11 @@ import java.util.stream.IntStream;
 /**
  * Decides the next step for a set: a pure function of an observed snapshot and the time.
  *
- * <p>It follows upstream's {@code updateStatefulSet} (seed 003): ordinals [start, start + replicas)
- * ({@code spec.ordinals.start}) are created in order, failed pods are replaced, and ordinals outside
- * that range ("condemned") are deleted from the highest down. Under OrderedReady ("monotonic") each pass stops at the first pod that is
- * created, deleted, terminating or not yet available; under Parallel it goes on to the next pod.
+ * <p>It follows upstream's StatefulSet controller ({@code updateStatefulSet}): ordinals [start, start +
+ * replicas) ({@code spec.ordinals.start}) are created in order, failed pods are replaced, and ordinals
+ * outside that range ("condemned") are deleted from the highest down. Under OrderedReady ("monotonic")
+ * each pass stops at the first pod that is created, deleted, terminating or not yet available; under
+ * Parallel it goes on to the next pod.
  */
 public final class Planner {
 
@@ -53,9 +55,9 @@ public final class Planner {
       return pass.plan();
     }
     if (set.rollingUpdate() && pass.podActions() == 0) {
-      Plan rolling = planRollingUpdate(set, byOrdinal, nowMillis);
-      if (rolling != null) {
-        return rolling.after(pass.actions);
+      Optional<Plan> rolling = planRollingUpdate(set, byOrdinal, nowMillis);
+      if (rolling.isPresent()) {
+        return rolling.get().after(pass.actions);
       }
     }
     return pass.plan();
@@ -65,9 +67,9 @@ public final class Planner {
   public static final String FORCED_REPLACEMENT = "not ready and not on the target revision";
 
   /**
-   * Forced rollback (seed 000's known issue, fixed here): a pod that is not healthy and runs a
-   * revision that is no longer its target is replaced instead of waited on, so a bad template that
-   * was reverted never leaves the set stuck. A paused rollout replaces nothing.
+   * Forced rollback, which upstream leaves to a human (its documented known issue): a pod that is not
+   * healthy and runs a revision that is no longer its target is replaced instead of waited on, so a
+   * bad template that was reverted never leaves the set stuck. A paused rollout replaces nothing.
    */
   static boolean replaceInsteadOfWaiting(SetSnapshot set, PodSnapshot pod) {
     return !pod.healthy() && set.rollingUpdate() && !set.rollout().paused()
@@ -76,28 +78,35 @@ public final class Planner {
 
   /**
    * What processing one pod leaves the pass with. Under OrderedReady ("monotonic") any step but
-   * {@link #NEXT} ends the pass there; under Parallel the pass goes on, remembering what it waits for.
+   * {@link Next} ends the pass there; under Parallel the pass goes on, remembering what it waits for.
    */
-  private record Step(boolean blocks, String waitingFor, long wakeAtMillis) {
-    static final Step NEXT = new Step(false, "", 0);
+  private sealed interface Step {
+    Step NEXT = new Next();
 
-    /** An action was just planned for this pod; under OrderedReady the next pod waits for its outcome. */
-    static Step acted(String outcome) {
-      return new Step(true, outcome, -1);
-    }
+    /** The pod is as it should be: on to the next. */
+    record Next() implements Step {}
 
-    static Step waitFor(String condition) {
-      return new Step(true, condition, 0);
-    }
+    /**
+     * An action was just planned for the pod; under OrderedReady the next pod waits for its
+     * {@code outcome}, which the pod's own change announces.
+     */
+    record Acted(String outcome) implements Step {}
 
-    /** Waits for {@code condition}, which holds by itself at {@code atMillis} (a durable timer). */
-    static Step waitUntil(String condition, long atMillis) {
-      return new Step(true, condition, atMillis);
-    }
+    /** The pod waits for {@code condition}, which only a change (of a pod, of the spec) brings. */
+    record Waits(String condition) implements Step {}
 
-    boolean acted() {
-      return wakeAtMillis < 0;
-    }
+    /** The pod waits for {@code condition}, which holds by itself at {@code atMillis}: a durable timer ends the wait. */
+    record WaitsUntil(String condition, long atMillis) implements Step {}
+  }
+
+  /**
+   * A membership change (a hook, or founding the set) that a pod's action must follow: planned, or
+   * held by what it waits for. Membership changes one at a time, and none while a failed hook holds them.
+   */
+  private sealed interface MembershipChange {
+    record Planned() implements MembershipChange {}
+
+    record Held(Step.Waits step) implements MembershipChange {}
   }
 
   /** One pass of upstream's {@code updateStatefulSet} over a set: the actions and waits it collects. */
@@ -106,8 +115,10 @@ public final class Planner {
     private final long nowMillis;
     private final boolean monotonic;
     final List<Action> actions = new ArrayList<>();
+    /** What the plan waits for, for humans; empty when nothing. */
     private String waitingFor = "";
-    private long wakeAt;
+    /** When a timer must end the plan's wait, as {@link Plan#wakeAtMillis}: 0 when only a change can. */
+    private long wakeAtMillis;
     /** Membership changes one at a time, even under Parallel. */
     private boolean hookPlanned;
     private boolean founded;
@@ -125,22 +136,46 @@ public final class Planner {
     <T> boolean runForAll(List<T> items, Function<T, Step> process) {
       for (T item : items) {
         Step step = process.apply(item);
-        if (!step.blocks()) {
+        if (step instanceof Step.Next) {
           continue;
         }
         if (monotonic) {
-          waitingFor = step.waitingFor();
-          wakeAt = Math.max(0, step.wakeAtMillis());
+          waitOnlyFor(step);
           return true;
         }
-        if (!step.acted()) {
-          waitingFor = waitingFor.isEmpty() ? step.waitingFor() : waitingFor;
-          if (step.wakeAtMillis() > 0) {
-            wakeAt = wakeAt == 0 ? step.wakeAtMillis() : Math.min(wakeAt, step.wakeAtMillis());
-          }
-        }
+        alsoWaitFor(step);
       }
       return false;
+    }
+
+    /** OrderedReady: the pass ends at this pod, and the plan waits for what the pod waits for. */
+    private void waitOnlyFor(Step step) {
+      switch (step) {
+        case Step.Next next -> {}
+        case Step.Acted acted -> waitingFor = acted.outcome();
+        case Step.Waits waits -> waitingFor = waits.condition();
+        case Step.WaitsUntil until -> {
+          waitingFor = until.condition();
+          wakeAtMillis = until.atMillis();
+        }
+      }
+    }
+
+    /**
+     * Parallel: the pass goes on to the next pod. The plan says the first condition it met, and its
+     * timer ends at the earliest time any pod becomes available by itself. An action's outcome needs no
+     * remembering: the pod's own change wakes the operation.
+     */
+    private void alsoWaitFor(Step step) {
+      switch (step) {
+        case Step.Next next -> {}
+        case Step.Acted acted -> {}
+        case Step.Waits waits -> waitingFor = waitingFor.isEmpty() ? waits.condition() : waitingFor;
+        case Step.WaitsUntil until -> {
+          waitingFor = waitingFor.isEmpty() ? until.condition() : waitingFor;
+          wakeAtMillis = wakeAtMillis == 0 ? until.atMillis() : Math.min(wakeAtMillis, until.atMillis());
+        }
+      }
     }
 
     /** Claims that must go, first: a pod recreated in the same pass gets a new claim from the template. */
@@ -165,36 +200,37 @@ public final class Planner {
       }
       if (pod == null && set.foreignOrdinals().contains(ordinal)) {
         // Upstream's create fails with AlreadyExists and the sync is retried until the name is free.
-        return Step.waitFor("pod " + name + ", which this set does not control, to go or be adopted");
+        return new Step.Waits("pod " + name + ", which this set does not control, to go or be adopted");
       }
       if (pod == null) {
         if (set.hooks().preCreate() != null && !set.members().contains(ordinal)) {
-          Step held = set.members().isEmpty() ? found(name) : runHook(MemberHooks.PRE_CREATE, ordinal, name, "ScaleUp");
-          if (held != null) {
-            return held;
+          MembershipChange joining = set.members().isEmpty() ? found(name)
+              : planHook(MemberHooks.PRE_CREATE, ordinal, name, "ScaleUp");
+          if (joining instanceof MembershipChange.Held held) {
+            return held.step();
           }
         }
         actions.add(new Action.CreatePod(ordinal, revisionFor(set, ordinal)));
-        return Step.acted("pod " + name + " to be Running and Ready");
+        return new Step.Acted("pod " + name + " to be Running and Ready");
       }
       if (pod.terminating()) {
-        return Step.waitFor("pod " + name + " to terminate");
+        return new Step.Waits("pod " + name + " to terminate");
       }
       if (pod.finished()) {
         // Upstream deletes a Failed/Succeeded pod and recreates it under the same identity;
         // the create follows once the old pod is fully gone.
         actions.add(new Action.DeletePod(ordinal, name, "pod is " + pod.phase()));
-        return Step.acted("pod " + name + " to be recreated");
+        return new Step.Acted("pod " + name + " to be recreated");
       }
       if (replaceInsteadOfWaiting(set, pod)) {
         actions.add(new Action.DeletePod(ordinal, name, FORCED_REPLACEMENT));
-        return Step.acted("pod " + name + " to be replaced at revision " + revisionFor(set, ordinal));
+        return new Step.Acted("pod " + name + " to be replaced at revision " + revisionFor(set, ordinal));
       }
       if (!pod.runningAndReady()) {
-        return Step.waitFor("pod " + name + " to be Running and Ready");
+        return new Step.Waits("pod " + name + " to be Running and Ready");
       }
       if (!pod.available(set.minReadySeconds(), nowMillis)) {
-        return Step.waitUntil("pod " + name + " to be Ready for minReadySeconds=" + set.minReadySeconds(),
+        return new Step.WaitsUntil("pod " + name + " to be Ready for minReadySeconds=" + set.minReadySeconds(),
             pod.availableAtMillis(set.minReadySeconds()));
       }
       return Step.NEXT;
@@ -210,18 +246,17 @@ public final class Planner {
      */
     Step processCondemned(PodSnapshot pod, List<PodSnapshot> condemned) {
       if (pod.terminating()) {
-        return Step.waitFor("pod " + pod.name() + " to terminate");
+        return new Step.Waits("pod " + pod.name() + " to terminate");
       }
       if (monotonic) {
         PodSnapshot firstUnhealthy = condemned.reversed().stream().filter(p -> !p.healthy()).findFirst().orElse(null);
         if (firstUnhealthy != null && firstUnhealthy.ordinal() < pod.ordinal()) {
-          return Step.waitFor("pod " + firstUnhealthy.name() + " to be healthy before scaling down");
+          return new Step.Waits("pod " + firstUnhealthy.name() + " to be healthy before scaling down");
         }
       }
       if (set.hooks().preDelete() != null && set.members().contains(pod.ordinal())) {
-        Step held = runHook(MemberHooks.PRE_DELETE, pod.ordinal(), pod.name(), "ScaleDown");
-        if (held != null) {
-          return held;
+        if (planHook(MemberHooks.PRE_DELETE, pod.ordinal(), pod.name(), "ScaleDown") instanceof MembershipChange.Held held) {
+          return held.step();
         }
       }
       if (pod.claimsStale()) {
@@ -229,54 +264,57 @@ public final class Planner {
         actions.add(new Action.UpdateClaims(pod.ordinal(), pod.name()));
       }
       actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));
-      return Step.acted("pod " + pod.name() + " to terminate");
+      return new Step.Acted("pod " + pod.name() + " to terminate");
     }
 
     /** A condemned member whose pod is already gone still leaves through its preDelete hook. */
     Step leaveWithoutPod(int ordinal) {
-      Step held = runHook(MemberHooks.PRE_DELETE, ordinal, set.key().podName(ordinal), "ScaleDown");
-      return held != null ? held : Step.acted("member " + set.key().podName(ordinal) + " to have left");
+      String name = set.key().podName(ordinal);
+      return switch (planHook(MemberHooks.PRE_DELETE, ordinal, name, "ScaleDown")) {
+        case MembershipChange.Planned planned -> new Step.Acted("member " + name + " to have left");
+        case MembershipChange.Held held -> held.step();
+      };
     }
 
     /**
-     * Plans a membership hook, one at a time; null when it was planned, else the step that waits:
-     * for a held (failed) hook to be resumed, or for the membership change already planned.
+     * Plans a membership hook, unless a failed hook holds membership changes (until the set is
+     * resumed) or another change was planned first.
      */
-    Step runHook(String hook, int ordinal, String podName, String reason) {
+    MembershipChange planHook(String hook, int ordinal, String podName, String reason) {
       if (set.heldHook() != null) {
-        return Step.waitFor("the set to be resumed (" + set.heldHook() + ")");
+        return new MembershipChange.Held(new Step.Waits("the set to be resumed (" + set.heldHook() + ")"));
       }
       if (hookPlanned) {
-        return Step.waitFor("the membership change before " + podName);
+        return new MembershipChange.Held(new Step.Waits("the membership change before " + podName));
       }
       hookPlanned = true;
       actions.add(new Action.RunHook(hook, ordinal, podName, reason));
-      return null;
+      return new MembershipChange.Planned();
     }
 
     /** A set without members is founded by one pod, which joins no one; the others join it. */
-    Step found(String podName) {
+    MembershipChange found(String podName) {
       if (founded) {
-        return Step.waitFor("the founding member to be created before " + podName);
+        return new MembershipChange.Held(new Step.Waits("the founding member to be created before " + podName));
       }
       founded = true;
-      return null;
+      return new MembershipChange.Planned();
     }
 
     Plan plan() {
-      boolean converged = actions.isEmpty() && waitingFor.isEmpty() && wakeAt == 0;
-      return new Plan(actions, converged, wakeAt, waitingFor);
+      boolean converged = actions.isEmpty() && waitingFor.isEmpty() && wakeAtMillis == 0;
+      return new Plan(actions, converged, wakeAtMillis, waitingFor);
     }
   }
 
   /**
-   * RollingUpdate once scaling is done (seed 002, seed 004): pods in [start + partition, start + replicas)
-   * that are not on the update revision are deleted (and recreated at it by the scale pass) from the
-   * highest ordinal down, as many at a time as maxUnavailable allows, counting every unavailable pod
-   * of the range. The partition counts from {@code ordinals.start}, as upstream's. Returns null when
-   * nothing is left to update.
+   * RollingUpdate, once scaling is done, as upstream's rolling update with maxUnavailable: pods in
+   * [start + partition, start + replicas) that are not on the update revision are deleted (and
+   * recreated at it by the scale pass) from the highest ordinal down, as many at a time as
+   * maxUnavailable allows, counting every unavailable pod of the range. The partition counts from
+   * {@code ordinals.start}, as upstream's. Empty when nothing is left to update.
    */
-  private static Plan planRollingUpdate(SetSnapshot set, Map<Integer, PodSnapshot> byOrdinal, long nowMillis) {
+  private static Optional<Plan> planRollingUpdate(SetSnapshot set, Map<Integer, PodSnapshot> byOrdinal, long nowMillis) {
     List<PodSnapshot> outdated = new ArrayList<>();
     int lowest = set.ordinalStart() + Math.max(0, set.partition());
     for (int ordinal = set.endOrdinal() - 1; ordinal >= lowest; ordinal--) {
@@ -286,11 +324,11 @@ public final class Planner {
       }
     }
     if (outdated.isEmpty()) {
-      return null;
+      return Optional.empty();
     }
     if (set.rollout().paused()) {
-      return new Plan(List.of(), false, 0, "the rollout to be resumed (paused before updating "
-          + outdated.getFirst().name() + ")");
+      return Optional.of(new Plan(List.of(), false, 0, "the rollout to be resumed (paused before updating "
+          + outdated.getFirst().name() + ")"));
     }
     int unavailable = 0;
     for (int ordinal = set.ordinalStart(); ordinal < set.endOrdinal(); ordinal++) {
@@ -301,14 +339,14 @@ public final class Planner {
     }
     int budget = set.maxUnavailable() - unavailable;
     if (budget <= 0) {
-      return new Plan(List.of(), false, 0, unavailable + " unavailable pods (maxUnavailable " + set.maxUnavailable()
-          + ") before updating " + outdated.getFirst().name());
+      return Optional.of(new Plan(List.of(), false, 0, unavailable + " unavailable pods (maxUnavailable "
+          + set.maxUnavailable() + ") before updating " + outdated.getFirst().name()));
     }
     List<Action> deletions = new ArrayList<>();
     for (PodSnapshot pod : outdated.subList(0, Math.min(budget, outdated.size()))) {
       deletions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "update to revision " + set.updateRevision()));
     }
-    return new Plan(deletions, false, 0, "updated pods to become available");
+    return Optional.of(new Plan(deletions, false, 0, "updated pods to become available"));
   }
 
   /**
@@ -325,11 +363,10 @@ public final class Planner {
     if (highest.terminating()) {
       return new Plan(List.of(), false, 0, "pod " + highest.name() + " to terminate").after(pass.actions);
     }
-    if (set.hooks().preDelete() != null && set.members().contains(highest.ordinal())) {
-      Step held = pass.runHook(MemberHooks.PRE_DELETE, highest.ordinal(), highest.name(), "Delete");
-      if (held != null) {
-        return new Plan(List.of(), false, 0, held.waitingFor()).after(pass.actions);
-      }
+    if (set.hooks().preDelete() != null && set.members().contains(highest.ordinal())
+        && pass.planHook(MemberHooks.PRE_DELETE, highest.ordinal(), highest.name(), "Delete")
+            instanceof MembershipChange.Held held) {
+      return new Plan(List.of(), false, 0, held.step().condition()).after(pass.actions);
     }
     return new Plan(
         List.of(new Action.DeletePod(highest.ordinal(), highest.name(), "set deleted")),

@@ -10,8 +10,9 @@ import io.ordinal.model.SetKey;
  *     rollback returns to)
  * @param toRevision the update revision the operation works towards; a rollout ends when it changes
  * @param progress a rollout's progress-deadline bookkeeping; null until the first observation
- * @param startedAtMillis when the operation's first run started, once it has continued as new (0 before,
- *     and in inputs recorded before this field existed): its duration spans all its runs
+ * @param startedAtMillis when the operation's first run started, once it has continued as new or been
+ *     handed over (0 before, and in inputs recorded before this field existed): its duration spans all
+ *     its runs
  */
 public record OperationInput(SetKey key, Operation operation, long generation, String fromRevision, String toRevision,
     RolloutProgress progress, long startedAtMillis) {

@@ -33,9 +33,12 @@ final class OperationMetrics {
     this.lastActionMillis = startedAtMillis;
   }
 
-  /** Counts the operation as started; only its first run does (not a continue-as-new). */
-  void started() {
-    if (Workflow.getInfo().getContinuedExecutionRunId().isEmpty()) {
+  /**
+   * Counts the operation as started; only its first run does: not a continue-as-new, nor a start
+   * again after a hand-over (whose input carries the first run's start).
+   */
+  void started(OperationInput input) {
+    if (Workflow.getInfo().getContinuedExecutionRunId().isEmpty() && input.startedAtMillis() == 0) {
       scope.counter(STARTED).inc(1);
     }
   }
@@ -78,7 +81,10 @@ final class OperationMetrics {
     scope.counter(AUTOMATIC_ROLLBACKS).inc(1);
   }
 
-  /** A pod replaced while unhealthy because its revision is no longer its target (seed 000's forced rollback). */
+  /**
+   * A pod replaced while unhealthy because its revision is no longer its target: the forced rollback
+   * that upstream leaves to a human.
+   */
   void forcedReplacement() {
     scope.counter(FORCED_REPLACEMENTS).inc(1);
   }

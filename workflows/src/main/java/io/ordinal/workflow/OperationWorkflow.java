@@ -24,6 +24,14 @@ public interface OperationWorkflow {
   void wake();
 
   /**
+   * The controller's history budget ran out: at the end of its current pass, the operation hands its
+   * state to the controller ({@link StatefulSetControllerWorkflow#operationHandedOver}) and ends, to
+   * be started again by the controller's next run (a parent that continues as new ends its children).
+   */
+  @SignalMethod
+  void handOver();
+
+  /**
    * Fence for a pause that was just stored in the spec: once this update returns, the operation
    * touches no further pod before it has observed the spec again.
    *

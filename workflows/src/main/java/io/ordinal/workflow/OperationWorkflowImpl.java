@@ -9,12 +9,16 @@ import io.ordinal.workflow.SetActivities.HookFailure;
 import io.ordinal.workflow.SetActivities.OperationClaim;
 import io.ordinal.workflow.SetActivities.ProgressingCondition;
 import io.ordinal.workflow.SetActivities.Rollback;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.TemporalFailure;
 import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInfo;
+import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 
 public class OperationWorkflowImpl implements OperationWorkflow {
@@ -26,25 +30,68 @@ public class OperationWorkflowImpl implements OperationWorkflow {
   static final Duration SAFETY_POLL = Duration.ofSeconds(15);
   static final int MAX_HISTORY_EVENTS = 5_000;
   static final String DEADLINE_EXCEEDED = "ProgressDeadlineExceeded";
+  /** The result of a run that handed the operation over to the controller's next run. */
+  static final String HANDED_OVER = "handed over to the controller's next run";
+  /**
+   * Passes in a row that observe again at once. Bounded, so that a claim an activity cannot change
+   * (owned by another controller) costs a timer, not a busy loop.
+   */
+  private static final int MAX_IMMEDIATE_PASSES = 3;
 
+  private final OperationInput input;
+  private final OperationState state;
   private Steps steps;
   private OperationMetrics metrics;
+  /** When the operation's first run started: its duration spans all its runs. */
   private long startedAtMillis;
-  private boolean woken;
-  /** Set by the pause fence; cleared by the next observation, which reads the stored pause. */
-  private boolean pauseRequested;
-  private String waitingFor = "";
-  private static final int MAX_IMMEDIATE_PASSES = 3;
-  private int immediatePasses;
+
+  /** What one operation knows between its passes; its handlers write the requests. */
+  private static final class OperationState {
+    /** A rollout's progress-deadline bookkeeping; null until its first observation. */
+    RolloutProgress progress;
+    /** Something changed (a pod, the spec): the wait ends and the set is observed again. */
+    boolean wakeRequested;
+    /** Set by the pause fence; cleared by the next observation, which reads the stored pause. */
+    boolean pauseRequested;
+    /** The controller's history budget ran out: this run ends after its pass, to go on in the controller's next run. */
+    boolean handOverRequested;
+    /** What the operation waits for, for the query and the Web UI. */
+    String waitingFor = "";
+    /** Passes in a row that observed again at once, without waiting. */
+    int immediatePasses;
+
+    OperationState(RolloutProgress progress) {
+      this.progress = progress;
+    }
+  }
+
+  /** How an operation ends: its result (a metric's label) and a line for humans. */
+  private record Outcome(String result, String message) {}
+
+  /** What acting on a plan leaves to do. */
+  private enum AfterActing {
+    /** Wait: the pods acted on will announce their changes, or a timer ends the wait. */
+    WAIT,
+    /** Observe again at once: only claims or membership changed, or a step did not finish, so no pod change will come. */
+    OBSERVE_AGAIN,
+    /** The deleted set is gone: the operation is done. */
+    SET_REMOVED
+  }
+
+  @WorkflowInit
+  public OperationWorkflowImpl(OperationInput input) {
+    this.input = input;
+    this.state = new OperationState(input.progress());
+  }
 
   @Override
   public String run(OperationInput input) {
     steps = Steps.ofThisRun();
     startedAtMillis = input.startedAtMillis() > 0 ? input.startedAtMillis() : Workflow.getInfo().getRunStartedTimestampMillis();
     metrics = new OperationMetrics(input, startedAtMillis);
-    metrics.started();
+    metrics.started(input);
     try {
-      return operate(input);
+      return operate();
     } catch (CanceledFailure cancelled) {
       metrics.completed("cancelled", startedAtMillis);
       throw cancelled;
@@ -54,102 +101,149 @@ public class OperationWorkflowImpl implements OperationWorkflow {
     }
   }
 
-  private String operate(OperationInput input) {
+  /**
+   * Observe, plan, act, wait, until the set converges, or the operation gives way to the next one.
+   * Each pass plans against the newest spec, so a change that arrives mid-operation takes over at once.
+   * Between two passes, the run may end to keep histories bounded: handed over to the controller's
+   * next run, or continued as new.
+   */
+  private String operate() {
     SetKey key = input.key();
-    boolean rollout = input.operation().isRollout();
-    RolloutProgress progress = input.progress();
     steps.set.claimOperation(new OperationClaim(key, Workflow.getInfo().getWorkflowId()));
     while (true) {
-      woken = false;
+      state.wakeRequested = false;
       SetSnapshot set = steps.observe(key);
-      pauseRequested = false;
-      String superseded = supersededBy(input, set);
-      if (superseded != null) {
+      state.pauseRequested = false;
+      Optional<Outcome> givingWay = givesWay(set);
+      if (givingWay.isPresent()) {
         steps.publishStatus();
-        return completed(superseded.startsWith("superseded") ? "superseded" : "gone", superseded);
+        return completed(givingWay.get());
       }
       long now = Workflow.currentTimeMillis();
       Plan plan = Planner.plan(set, now);
-      long deadline = 0;
-      if (rollout) {
-        if (progress == null) {
-          progress = RolloutProgress.start(set, now);
-          setProgressing(key, true, "RolloutProgressing", describe(input) + " started");
-        }
-        progress = checkDeadline(input, set, progress, progress.observe(set, now), plan.converged());
-        deadline = progress.failed() || set.rollout().paused() ? 0 : progress.deadlineMillis(set);
-      }
+      long deadlineMillis = followRollout(set, plan, now);
       if (plan.converged()) {
-        steps.publishStatus();
-        waitingFor = "";
-        if (rollout) {
-          setProgressing(key, true, "RolloutComplete", describe(input) + " complete");
-        }
-        return completed("converged", "converged at generation " + set.generation() + ": " + set.replicas()
-            + " replicas" + (rollout ? " at revision " + set.updateRevision() : ""));
+        return converged(set);
       }
-      boolean hookFailed = false;
-      boolean deletionUnfinished = false;
-      Action previous = null;
-      if (plan.actsOnPods()) {
-        metrics.acting(set, now);
-      }
-      for (Action action : plan.actions()) {
-        if (hookFailed || (pauseRequested && !(previous instanceof Action.RunHook))) {
-          break; // observe again: the stored spec now says paused (a hook's pod action is done first)
-        }
-        previous = action;
-        switch (action) {
-          case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
-          case Action.DeletePod delete -> {
-            if (Planner.FORCED_REPLACEMENT.equals(delete.reason())) {
-              metrics.forcedReplacement();
-            }
-            steps.deletePod(key, delete.podName(), delete.reason());
-          }
-          case Action.UpdateClaims owners -> steps.updateClaims(key, owners.ordinal(), owners.podName());
-          case Action.DeleteClaim claim -> steps.deleteClaim(key, claim.claimName(), claim.reason());
-          case Action.RunHook hook -> hookFailed = !runHook(key, set, hook);
-          case Action.FinishDeletion finish -> {
-            if (!Boolean.FALSE.equals(steps.finishDeletion(key))) {
-              return completed("deleted", "StatefulSet " + key + " deleted");
-            }
-            deletionUnfinished = true;
-          }
-        }
+      AfterActing after = act(set, plan, now);
+      if (after == AfterActing.SET_REMOVED) {
+        return completed(new Outcome("deleted", "StatefulSet " + key + " deleted"));
       }
       steps.publishStatus();
-      // Only claims or membership changed (or a hook failed): no pod event will come to wake us. Bounded,
-      // so that a claim an activity cannot change (owned by another controller) costs a timer, not a busy loop.
-      if ((hookFailed || deletionUnfinished || plan.observeAgainAtOnce()) && !pauseRequested && immediatePasses++ < MAX_IMMEDIATE_PASSES) {
+      if (after == AfterActing.OBSERVE_AGAIN && !state.pauseRequested && state.immediatePasses < MAX_IMMEDIATE_PASSES) {
+        state.immediatePasses++;
         continue;
       }
-      immediatePasses = 0;
-      waitingFor = plan.waitingFor();
-      Workflow.setCurrentDetails(details(input, set, progress, now));
-      long wakeAt = earliest(plan.wakeAtMillis(), deadline);
-      Duration timeout = wakeAt > 0 ? Duration.ofMillis(Math.max(1, wakeAt - now)) : SAFETY_POLL;
-      steps.await(timeout, "waiting for " + waitingFor
-          + (wakeAt > 0 ? "" : " (a pod change ends the wait; this timer is only a safety poll)"), () -> woken || pauseRequested);
+      state.immediatePasses = 0;
+      waitForChange(set, plan, now, deadlineMillis);
+      if (state.handOverRequested) {
+        return handOverToTheController();
+      }
       if (HistoryBudget.exhausted(MAX_HISTORY_EVENTS)) {
         Workflow.await(Workflow::isEveryHandlerFinished);
-        Workflow.continueAsNew(input.continuing(progress, startedAtMillis));
+        Workflow.continueAsNew(input.continuing(state.progress, startedAtMillis));
       }
     }
   }
 
-  private String completed(String result, String message) {
-    metrics.completed(result, startedAtMillis);
-    return message;
+  /**
+   * Takes the plan's actions in order. A failed hook ends the plan there (the pod action that
+   * depended on it is not taken); so does a pause, except between a hook and its pod action.
+   */
+  private AfterActing act(SetSnapshot set, Plan plan, long now) {
+    SetKey key = input.key();
+    if (plan.actsOnPods()) {
+      metrics.acting(set, now);
+    }
+    Action previous = null;
+    for (Action action : plan.actions()) {
+      if (state.pauseRequested && !(previous instanceof Action.RunHook)) {
+        return AfterActing.WAIT; // a wait the pause ends at once, then an observation that reads it
+      }
+      previous = action;
+      switch (action) {
+        case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
+        case Action.DeletePod delete -> {
+          if (Planner.FORCED_REPLACEMENT.equals(delete.reason())) {
+            metrics.forcedReplacement();
+          }
+          steps.deletePod(key, delete.podName(), delete.reason());
+        }
+        case Action.UpdateClaims owners -> steps.updateClaims(key, owners.ordinal(), owners.podName());
+        case Action.DeleteClaim claim -> steps.deleteClaim(key, claim.claimName(), claim.reason());
+        case Action.RunHook hook -> {
+          if (!runHook(set, hook)) {
+            return AfterActing.OBSERVE_AGAIN;
+          }
+        }
+        case Action.FinishDeletion finish -> {
+          // The last action of a deletion's plan. False: the set was given a pod since it was observed.
+          return Boolean.FALSE.equals(steps.finishDeletion(key)) ? AfterActing.OBSERVE_AGAIN : AfterActing.SET_REMOVED;
+        }
+      }
+    }
+    return plan.observeAgainAtOnce() ? AfterActing.OBSERVE_AGAIN : AfterActing.WAIT;
+  }
+
+  /**
+   * Waits for a pod change, a pause, or the earliest timer: the plan's (minReadySeconds) or the
+   * rollout's deadline. Without either timer, the safety poll.
+   */
+  private void waitForChange(SetSnapshot set, Plan plan, long now, long deadlineMillis) {
+    state.waitingFor = plan.waitingFor();
+    Workflow.setCurrentDetails(details(set, now));
+    long wakeAt = earliest(plan.wakeAtMillis(), deadlineMillis);
+    Duration timeout = wakeAt > 0 ? Duration.ofMillis(Math.max(1, wakeAt - now)) : SAFETY_POLL;
+    steps.await(timeout, "waiting for " + state.waitingFor
+        + (wakeAt > 0 ? "" : " (a pod change ends the wait; this timer is only a safety poll)"), this::waitIsOver);
+  }
+
+  /** A change, a pause or a hand-over ends the wait; so does a spent history budget, in runs that started since that rule. */
+  private boolean waitIsOver() {
+    return state.wakeRequested || state.pauseRequested || state.handOverRequested
+        || (steps.continuesAsNewOnBudget() && HistoryBudget.exhausted(MAX_HISTORY_EVENTS));
+  }
+
+  /**
+   * Ends this run between two passes and gives the controller what the operation knows, so that its
+   * next run starts the operation again under the same id: a controller that continues as new ends
+   * its children. The signal is delivered before this run ends, so the controller has it when it sees
+   * the run end.
+   */
+  private String handOverToTheController() {
+    Workflow.await(Workflow::isEveryHandlerFinished);
+    WorkflowInfo info = Workflow.getInfo();
+    StatefulSetControllerWorkflow controller = Workflow.newExternalWorkflowStub(StatefulSetControllerWorkflow.class,
+        WorkflowExecution.newBuilder().setWorkflowId(info.getParentWorkflowId().orElseThrow())
+            .setRunId(info.getParentRunId().orElseThrow()).build());
+    controller.operationHandedOver(new OperationStart(info.getWorkflowId(), input.continuing(state.progress, startedAtMillis)));
+    return HANDED_OVER;
+  }
+
+  private String converged(SetSnapshot set) {
+    boolean rollout = input.operation().isRollout();
+    steps.publishStatus();
+    state.waitingFor = "";
+    if (rollout) {
+      setProgressing(true, "RolloutComplete", describe() + " complete");
+    }
+    return completed(new Outcome("converged", "converged at generation " + set.generation() + ": " + set.replicas()
+        + " replicas" + (rollout ? " at revision " + set.updateRevision() : "")));
+  }
+
+  private String completed(Outcome outcome) {
+    metrics.completed(outcome.result(), startedAtMillis);
+    return outcome.message();
   }
 
   /**
    * Runs a membership hook; true when it succeeded. When it fails for good, membership changes are
    * held until the set is resumed and the pod action that depended on it is not taken.
    */
-  private boolean runHook(SetKey key, SetSnapshot set, Action.RunHook hook) {
-    waitingFor = hook.hook() + " hook of " + hook.podName() + " (" + hook.reason() + ")";
-    Workflow.setCurrentDetails("running the " + waitingFor);
+  private boolean runHook(SetSnapshot set, Action.RunHook hook) {
+    SetKey key = input.key();
+    state.waitingFor = hook.hook() + " hook of " + hook.podName() + " (" + hook.reason() + ")";
+    Workflow.setCurrentDetails("running the " + state.waitingFor);
     try {
       ActivityStubs.hooks(set.hooks().timing(hook.hook()), steps.node()).runHook(
           new HookActivities.HookRun(key, hook.hook(), hook.ordinal(), hook.podName(), hook.reason()));
@@ -161,66 +255,83 @@ public class OperationWorkflowImpl implements OperationWorkflow {
     }
   }
 
-  /** Why this operation should give way to the next one, or null to go on. */
-  private static String supersededBy(OperationInput input, SetSnapshot set) {
+  /** How this operation ends to give way to the next one; empty to go on. */
+  private Optional<Outcome> givesWay(SetSnapshot set) {
     SetKey key = input.key();
     if (!set.exists()) {
-      return "StatefulSet " + key + " is gone";
+      return Optional.of(new Outcome("gone", "StatefulSet " + key + " is gone"));
     }
     if (set.deleting() && input.operation() != Operation.DELETE) {
-      return "superseded by the deletion of StatefulSet " + key;
+      return Optional.of(new Outcome("superseded", "superseded by the deletion of StatefulSet " + key));
     }
     if (input.operation().isRollout()) {
       if (!Objects.equals(set.updateRevision(), input.toRevision())) {
-        return "superseded: the update revision is now " + set.updateRevision();
+        return Optional.of(new Outcome("superseded", "superseded: the update revision is now " + set.updateRevision()));
       }
     } else if (input.operation() != Operation.DELETE && set.generation() > input.generation()
         && Operation.choose(set, input.generation()).isRollout()) {
-      return "superseded by a rollout to revision " + set.updateRevision();
+      return Optional.of(new Outcome("superseded", "superseded by a rollout to revision " + set.updateRevision()));
     }
-    return null;
+    return Optional.empty();
+  }
+
+  /**
+   * A rollout's progress deadline, like a Deployment's: the clock starts at its first observation and
+   * restarts with each pod that becomes available on the target revision. Returns when a timer must
+   * end the wait for it; 0 for none (not a rollout, paused, or already failed).
+   */
+  private long followRollout(SetSnapshot set, Plan plan, long now) {
+    if (!input.operation().isRollout()) {
+      return 0;
+    }
+    if (state.progress == null) {
+      state.progress = RolloutProgress.start(set, now);
+      setProgressing(true, "RolloutProgressing", describe() + " started");
+    }
+    state.progress = checkDeadline(set, state.progress, state.progress.observe(set, now), plan.converged());
+    return state.progress.failed() || set.rollout().paused() ? 0 : state.progress.deadlineMillis(set);
   }
 
   /**
    * Marks the rollout failed when its deadline passes without progress (and rolls it back when the
    * set asks for that), and healthy again when progress resumes.
    */
-  private RolloutProgress checkDeadline(OperationInput input, SetSnapshot set, RolloutProgress before,
-      RolloutProgress after, boolean complete) {
+  private RolloutProgress checkDeadline(SetSnapshot set, RolloutProgress before, RolloutProgress after, boolean complete) {
     SetKey key = input.key();
     if (after.failed() && !before.failed() && !complete) {
       metrics.deadlineExceeded();
-      setProgressing(key, false, DEADLINE_EXCEEDED, describe(input) + " has not made progress in "
+      setProgressing(false, DEADLINE_EXCEEDED, describe() + " has not made progress in "
           + set.rollout().progressDeadlineSeconds() + "s");
       // A rollback is never rolled back in turn: that could swing between two broken revisions.
       if (set.rollout().autoRollback() && input.operation() == Operation.ROLLOUT
           && input.fromRevision() != null && !input.fromRevision().equals(input.toRevision())) {
         boolean rolledBack = steps.set.rollBack(new Rollback(key, input.toRevision(), input.fromRevision(),
-            "automatic rollback: " + describe(input) + " exceeded its progress deadline"));
+            "automatic rollback: " + describe() + " exceeded its progress deadline"));
         log.info(rolledBack ? "{}: rolled back to {}" : "{}: not rolled back to {}, the spec changed since",
-            describe(input), input.fromRevision());
+            describe(), input.fromRevision());
         if (rolledBack) {
           metrics.rolledBack();
         }
-        woken = true; // either way the spec changed: observe it
+        state.wakeRequested = true; // either way the spec changed: observe it
       }
     } else if (before.failed() && !after.failed()) {
-      setProgressing(key, true, "RolloutProgressing", describe(input) + " is progressing again");
+      setProgressing(true, "RolloutProgressing", describe() + " is progressing again");
     }
     return after;
   }
 
-  private void setProgressing(SetKey key, boolean progressing, String reason, String message) {
-    steps.set.setProgressing(new ProgressingCondition(key, progressing, reason, message));
+  private void setProgressing(boolean progressing, String reason, String message) {
+    steps.set.setProgressing(new ProgressingCondition(input.key(), progressing, reason, message));
   }
 
-  private static String describe(OperationInput input) {
+  private String describe() {
     return input.operation().wireName() + " from revision " + input.fromRevision() + " to " + input.toRevision();
   }
 
   /** The operation's current details in the Temporal Web UI. */
-  private String details(OperationInput input, SetSnapshot set, RolloutProgress progress, long now) {
+  private String details(SetSnapshot set, long now) {
     StringBuilder out = new StringBuilder();
+    RolloutProgress progress = state.progress;
     if (progress != null) {
       long updated = set.pods().stream().filter(p -> set.inRange(p.ordinal()) && !p.terminating()
           && p.revision().equals(set.updateRevision())).count();
@@ -233,25 +344,32 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       out.append(set.rollout().paused() ? "; PAUSED" : progress.failed() ? "; FAILED (" + DEADLINE_EXCEEDED + ")" : "");
       out.append("\n");
     }
-    return out.append("waiting for ").append(waitingFor).toString();
+    return out.append("waiting for ").append(state.waitingFor).toString();
   }
 
+  /** The earlier of two times where 0 means none. */
   private static long earliest(long a, long b) {
     return a == 0 ? b : b == 0 ? a : Math.min(a, b);
   }
 
   @Override
   public void wake() {
-    woken = true;
+    state.wakeRequested = true;
+  }
+
+  @Override
+  public void handOver() {
+    // Only a controller hands its operation over; an operation started on its own has no one to hand over to.
+    state.handOverRequested = Workflow.getInfo().getParentWorkflowId().isPresent();
   }
 
   @Override
   public void pause(String requestedBy) {
-    pauseRequested = true; // who paused is in the update's input in the history
+    state.pauseRequested = true; // who paused is in the update's input in the history
   }
 
   @Override
   public String waitingFor() {
-    return waitingFor;
+    return state.waitingFor;
   }
 }

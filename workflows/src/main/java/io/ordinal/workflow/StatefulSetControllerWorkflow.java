@@ -43,4 +43,11 @@ public interface StatefulSetControllerWorkflow {
   /** A pod of the set changed phase, readiness or existence. */
   @SignalMethod
   void podChanged(String podName);
+
+  /**
+   * The running operation, asked to hand over ({@link OperationWorkflow#handOver}), is about to end:
+   * {@code continuation} starts it again in the controller's next run.
+   */
+  @SignalMethod
+  void operationHandedOver(OperationStart continuation);
 }

@@ -33,12 +33,16 @@ import java.util.function.Supplier;
  *
  * <p>The same change id numbers later changes of a run's commands, so that no run records more than
  * one version marker: since {@link #CANCELLED_WAIT_TIMERS_VERSION} an operation cancels the timer of
- * a wait that a signal ended first.
+ * a wait that a signal ended first; since {@link #CONTINUES_AS_NEW_ON_BUDGET_VERSION} a run continues
+ * as new as soon as its history budget is spent, whatever it is doing: an operation's wait ends for it,
+ * and a controller hands its running operation over to its next run instead of waiting for the set to
+ * converge.
  */
 final class Steps {
   static final String NAMED_STEPS = "named-steps";
   private static final int NAMED_STEPS_VERSION = 1;
   private static final int CANCELLED_WAIT_TIMERS_VERSION = 2;
+  private static final int CONTINUES_AS_NEW_ON_BUDGET_VERSION = 3;
   /** Ensure-then-observe settles in one pass (two when the template changes meanwhile); more is a bug. */
   private static final int MAX_REVISION_PASSES = 5;
 
@@ -50,17 +54,28 @@ final class Steps {
   private boolean remoteUntilObserved;
   private final boolean startedBeforeNamedSteps;
   private final boolean cancelsWaitTimers;
+  private final boolean continuesAsNewOnBudget;
   /** The status the last observation computed, until it is published. */
   private StatusPublication unpublished;
 
   private Steps(int version) {
     this.startedBeforeNamedSteps = version < NAMED_STEPS_VERSION;
     this.cancelsWaitTimers = version >= CANCELLED_WAIT_TIMERS_VERSION;
+    this.continuesAsNewOnBudget = version >= CONTINUES_AS_NEW_ON_BUDGET_VERSION;
   }
 
   /** Must be the run's first command, as it is in every history recorded since the change. */
   static Steps ofThisRun() {
-    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, CANCELLED_WAIT_TIMERS_VERSION));
+    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, CONTINUES_AS_NEW_ON_BUDGET_VERSION));
+  }
+
+  /**
+   * Whether this run continues as new once its history budget is spent whatever it is doing. Runs
+   * that started before keep their rule: an operation looks at its budget only after a wait, a
+   * controller only once its set has converged.
+   */
+  boolean continuesAsNewOnBudget() {
+    return continuesAsNewOnBudget;
   }
 
   /**

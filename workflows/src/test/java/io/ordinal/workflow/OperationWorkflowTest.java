@@ -10,6 +10,7 @@ import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.RolloutControl;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -18,6 +19,7 @@ import io.temporal.client.BatchRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
@@ -25,11 +27,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -297,6 +302,125 @@ class OperationWorkflowTest {
     assertEquals("b", world.currentRevision);
   }
 
+  /**
+   * A set whose first pod never becomes Ready never converges: its scale goes on through every spec
+   * change. The controller still continues as new on its budget, handing the running scale over to its
+   * next run, and the scale it hands over goes on with the newest spec. Changes come in bursts, the set
+   * observed after each: a run cannot end while signals keep arriving faster than it takes them (the
+   * server refuses to end it while new signals wait, and each next attempt replays the whole run).
+   */
+  @Test
+  void aControllerWhoseSetNeverConvergesContinuesAsNewWithinItsBudgetAndActsOnTheLastChange() throws Exception {
+    world.broken.add("a"); // web-0 is created and never becomes Ready
+    world.replicas = 1;
+    startController();
+    world.awaitObservationAfter(0);
+    int changes = 3_003; // the last asks for 1 + 3003 % 5 = 4 replicas
+    int burst = 10;
+    for (int change = 1; change <= changes; change++) {
+      int seen = world.observations.get();
+      signalSpecChanged(world.scaleTo(1 + change % 5));
+      if (change % burst == 0) {
+        world.awaitObservationAfter(seen);
+      }
+    }
+    world.broken.clear();
+    world.makeReady(0);
+
+    String outcome = operationResult(1);
+    assertEquals("converged at generation " + world.generation + ": 4 replicas", outcome);
+    assertEquals(Set.of(0, 1, 2, 3), world.pods.keySet());
+    List<WorkflowExecutionHistory> controllerRuns = everyRun(KEY.controllerWorkflowId());
+    List<Integer> controllerEvents = controllerRuns.stream().map(run -> run.getEvents().size()).toList();
+    // Each controller run started the same scale again, under its id, and each of its runs kept to its own budget.
+    List<String> operations = controllerRuns.stream().flatMap(run -> run.getEvents().stream())
+        .filter(HistoryEvent::hasChildWorkflowExecutionStartedEventAttributes)
+        .map(event -> event.getChildWorkflowExecutionStartedEventAttributes().getWorkflowExecution().getWorkflowId())
+        .toList();
+    List<WorkflowExecutionHistory> operationRuns = controllerRuns.stream().flatMap(run -> run.getEvents().stream())
+        .filter(HistoryEvent::hasChildWorkflowExecutionStartedEventAttributes)
+        .flatMap(event -> runsFrom(event.getChildWorkflowExecutionStartedEventAttributes().getWorkflowExecution()).stream())
+        .toList();
+    List<Integer> operationEvents = operationRuns.stream().map(run -> run.getEvents().size()).toList();
+    System.out.printf("%d changes: controller runs of %s events (newest first), scale runs of %s events%n",
+        changes, controllerEvents, operationEvents);
+    assertTrue(controllerRuns.size() > 1, "never continued as new: " + controllerEvents);
+    for (int events : controllerEvents) {
+      assertTrue(events <= StatefulSetControllerWorkflowImpl.MAX_HISTORY_EVENTS, "a run of " + events + " events: "
+          + controllerEvents);
+    }
+    assertEquals(controllerRuns.size(), operations.size());
+    assertEquals(Set.of(Operation.SCALE.workflowId(KEY, 1)), Set.copyOf(operations));
+    for (int events : operationEvents) {
+      assertTrue(events <= OperationWorkflowImpl.MAX_HISTORY_EVENTS, "a scale run of " + events + " events");
+    }
+    // A worker that crashed anywhere in them replays every run, hand-overs included.
+    try (TestWorkflowEnvironment replay = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter())) {
+      Worker replayer = replay.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE);
+      replayer.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+      WorkflowReplayer.replayWorkflowExecutions(Stream.concat(controllerRuns.stream(), operationRuns.stream()).toList(),
+          true, replayer);
+    }
+  }
+
+  /**
+   * Pod changes go straight to the running operation (the service signals it, not the controller). One
+   * that never converges continues as new on its own budget, and its next run goes on with the set.
+   */
+  @Test
+  void anOperationThatNeverConvergesContinuesAsNewWithinItsBudget() {
+    world.broken.add("a");
+    world.replicas = 2;
+    startController();
+    world.awaitObservationAfter(1); // the controller's, then the scale's
+    OperationWorkflow scale = client.newWorkflowStub(OperationWorkflow.class, Operation.SCALE.workflowId(KEY, 1));
+    for (int wake = 1; wake <= 4_000; wake++) {
+      int seen = world.observations.get();
+      scale.wake();
+      if (wake % 10 == 0) {
+        world.awaitObservationAfter(seen);
+      }
+    }
+    world.broken.clear();
+    world.makeReady(0);
+
+    assertEquals("converged at generation 1: 2 replicas", operationResult(1));
+    List<Integer> runs = everyRun(Operation.SCALE.workflowId(KEY, 1)).stream().map(run -> run.getEvents().size()).toList();
+    System.out.printf("4000 pod changes: scale runs of %s events (newest first)%n", runs);
+    assertTrue(runs.size() > 1, "never continued as new: " + runs);
+    for (int events : runs) {
+      assertTrue(events <= OperationWorkflowImpl.MAX_HISTORY_EVENTS, "a run of " + events + " events: " + runs);
+    }
+  }
+
+  /** Every run of workflow {@code id}, the newest first, following continue-as-new back. */
+  private List<WorkflowExecutionHistory> everyRun(String id) {
+    List<WorkflowExecutionHistory> runs = new ArrayList<>();
+    WorkflowExecutionHistory run = client.fetchHistory(id);
+    while (true) {
+      runs.add(run);
+      String previous = run.getEvents().getFirst().getWorkflowExecutionStartedEventAttributes().getContinuedExecutionRunId();
+      if (previous.isEmpty()) {
+        return runs;
+      }
+      run = client.fetchHistory(id, previous);
+    }
+  }
+
+  /** The run {@code execution} and the runs it continued as new into, the oldest first. */
+  private List<WorkflowExecutionHistory> runsFrom(WorkflowExecution execution) {
+    List<WorkflowExecutionHistory> runs = new ArrayList<>();
+    String runId = execution.getRunId();
+    while (!runId.isEmpty()) {
+      WorkflowExecutionHistory run = client.fetchHistory(execution.getWorkflowId(), runId);
+      runs.add(run);
+      HistoryEvent last = run.getEvents().getLast();
+      runId = last.hasWorkflowExecutionContinuedAsNewEventAttributes()
+          ? last.getWorkflowExecutionContinuedAsNewEventAttributes().getNewExecutionRunId() : "";
+    }
+    return runs;
+  }
+
   private void awaitCondition(String condition) {
     for (int i = 0; i < 200 && !world.conditions.contains(condition); i++) {
       env.sleep(Duration.ofSeconds(1));
@@ -309,21 +433,42 @@ class OperationWorkflowTest {
     return result(Operation.SCALE.workflowId(KEY, sequence));
   }
 
+  /**
+   * The result of operation {@code id} once its newest execution has completed (one that handed over
+   * is started again under the same id by the controller's next run). It waits in steps of test time,
+   * never in a blocking getResult: time skips while a client waits for a result, and a controller idle
+   * without a timer would let the clock jump to the test server's ten-year execution timeout.
+   */
   private String result(String id) {
-    for (int attempt = 0; ; attempt++) {
-      try {
-        return client.newUntypedWorkflowStub(id).getResult(String.class);
-      } catch (WorkflowNotFoundException | StatusRuntimeException e) {
-        if (attempt > 400) { // 20 s of real time for the controller to start the operation
-          throw e;
-        }
-        try {
-          Thread.sleep(50);
-        } catch (InterruptedException interrupted) {
-          throw new IllegalStateException(interrupted);
-        }
+    for (int step = 0; step < 2_000; step++) {
+      Optional<String> outcome = completedResult(id);
+      if (outcome.isPresent() && !outcome.get().equals(OperationWorkflowImpl.HANDED_OVER)) {
+        return outcome.get();
       }
+      env.sleep(Duration.ofMillis(500));
     }
+    throw new AssertionError(id + " did not complete");
+  }
+
+  /** The result of the newest run of {@code id}; empty while it runs, has not started, or continued as new. */
+  private Optional<String> completedResult(String id) {
+    HistoryEvent last;
+    try {
+      last = client.fetchHistory(id).getLastEvent();
+    } catch (WorkflowNotFoundException | StatusRuntimeException notStartedYet) {
+      return Optional.empty();
+    }
+    if (last.hasWorkflowExecutionCompletedEventAttributes()) {
+      return Optional.of(client.getOptions().getDataConverter().fromPayloads(0,
+          Optional.of(last.getWorkflowExecutionCompletedEventAttributes().getResult()), String.class, String.class));
+    }
+    assertTrue(!endedWithoutResult(last), id + " ended: " + last);
+    return Optional.empty();
+  }
+
+  private static boolean endedWithoutResult(HistoryEvent event) {
+    return event.hasWorkflowExecutionFailedEventAttributes() || event.hasWorkflowExecutionTerminatedEventAttributes()
+        || event.hasWorkflowExecutionTimedOutEventAttributes() || event.hasWorkflowExecutionCanceledEventAttributes();
   }
 
   private void startController() {
@@ -331,11 +476,15 @@ class OperationWorkflowTest {
   }
 
   private void signalSpecChanged() {
+    signalSpecChanged(1L);
+  }
+
+  private void signalSpecChanged(long generation) {
     StatefulSetControllerWorkflow controller = client.newWorkflowStub(StatefulSetControllerWorkflow.class,
         WorkflowOptions.newBuilder().setWorkflowId(KEY.controllerWorkflowId()).setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE).build());
     BatchRequest request = client.newSignalWithStartRequest();
     request.add(controller::run, ControllerInput.start(KEY));
-    request.add(controller::specChanged, 1L, (String) null);
+    request.add(controller::specChanged, generation, (String) null);
     client.signalWithStart(request);
   }
 
@@ -393,6 +542,7 @@ class OperationWorkflowTest {
 
     @Override
     public synchronized Observation observe(SetKey key) {
+      observations.incrementAndGet();
       if (failingObservations > 0) {
         failingObservations--;
         throw new IllegalStateException("Connection is closed (simulated database outage)");
@@ -512,6 +662,28 @@ class OperationWorkflowTest {
         }
       }
       notifyController(key, ordinal);
+    }
+
+    /** Observations made so far, by the controller and its operations. */
+    final AtomicInteger observations = new AtomicInteger();
+
+    /** Waits (real time) until the set is observed after {@code seen} observations. */
+    void awaitObservationAfter(int seen) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (observations.get() <= seen) {
+        assertTrue(System.nanoTime() < deadline, "the set was not observed again");
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+
+    /** A new generation asking for {@code count} replicas; returns the generation. */
+    synchronized long scaleTo(int count) {
+      replicas = count;
+      return ++generation;
     }
 
     /** A new generation with a new template, in one step, as a stored write is. */

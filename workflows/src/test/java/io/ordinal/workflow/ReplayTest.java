@@ -34,6 +34,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ReplayTest {
   static final Path HISTORIES = Path.of("src", "test", "resources", "histories");
+  /**
+   * Version 2 of the named steps: a controller continued as new only once its set had converged, an
+   * operation looked at its history budget only after a wait.
+   */
+  static final Path CANCELLED_WAIT_TIMERS = HISTORIES.resolve("cancelled-wait-timers");
   /** Version 1 of the named steps: the safety-poll timer of a wait a signal ended was left running. */
   static final Path NAMED_STEPS = HISTORIES.resolve("named-steps");
   static final Path BEFORE_NAMED_STEPS = HISTORIES.resolve("before-named-steps");
@@ -42,7 +47,7 @@ class ReplayTest {
       "rollout-partitioned", "rollback-after-undo", "rollout-auto-rolled-back", "delete");
 
   static Stream<Path> histories() {
-    return Stream.of(HISTORIES, NAMED_STEPS, BEFORE_NAMED_STEPS).flatMap(ReplayTest::histories);
+    return folders().flatMap(ReplayTest::histories);
   }
 
   static Stream<Path> histories(Path folder) {
@@ -63,7 +68,7 @@ class ReplayTest {
   }
 
   static Stream<Path> folders() {
-    return Stream.of(HISTORIES, NAMED_STEPS, BEFORE_NAMED_STEPS);
+    return Stream.of(HISTORIES, CANCELLED_WAIT_TIMERS, NAMED_STEPS, BEFORE_NAMED_STEPS);
   }
 
   /**
