@@ -294,6 +294,9 @@ public class PodLifecycle {
   }
 
   private static boolean mounts(PodRow pod, String claimName) {
+    if (!pod.object().contains(claimName)) {
+      return false; // most pods of a namespace name no other set's claim: no need to parse them
+    }
     var volumes = KubeJson.read(pod.object(), Pod.class).getSpec().getVolumes();
     return volumes != null && volumes.stream().anyMatch(v -> v.getPersistentVolumeClaim() != null
         && claimName.equals(v.getPersistentVolumeClaim().getClaimName()));

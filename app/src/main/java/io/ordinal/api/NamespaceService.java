@@ -6,6 +6,7 @@ import io.ordinal.api.core.NamespaceStorage;
 import io.ordinal.api.core.NamespaceStrategy;
 import io.ordinal.api.registry.GenericStore;
 import io.ordinal.api.registry.Update;
+import io.ordinal.auth.Authorization;
 import io.ordinal.store.NamespaceContents;
 import io.ordinal.store.NamespaceStore;
 import io.ordinal.store.StatefulSetStore;
@@ -26,11 +27,11 @@ public class NamespaceService {
   private final GenericStore<Namespace> namespaces;
 
   public NamespaceService(NamespaceStore store, StatefulSetStore sets, NamespaceContents contents, NamespaceDeleter deleter,
-      TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle) {
+      TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle, Authorization authorization) {
     this.store = store;
     this.sets = sets;
     this.namespaces = new GenericStore<>(new NamespaceStrategy(store, contents, deleter), new NamespaceStorage(store, sets),
-        tx, lifecycle);
+        tx, lifecycle, authorization);
   }
 
   /** default, those created through the API, and those that hold something. */

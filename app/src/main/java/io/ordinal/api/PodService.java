@@ -19,6 +19,7 @@ import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.log.LogReader;
 import io.ordinal.api.registry.GenericStore;
 import io.ordinal.api.registry.Update;
+import io.ordinal.auth.Authorization;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
@@ -63,14 +64,15 @@ public class PodService {
 
   public PodService(PodStore pods, StatefulSetStore sets, PodLifecycle lifecycle, SetSignals signals,
       DriverRegistry drivers, ThisNode node, NodeStore nodes, TransactionOperations<Connection> tx,
-      NamespaceLifecycle namespaces) {
+      NamespaceLifecycle namespaces, Authorization authorization) {
     this.node = node;
     this.nodes = nodes;
     this.pods = pods;
     this.sets = sets;
     this.drivers = drivers;
-    this.podStore = new GenericStore<>(new PodStrategy(pods, signals), new PodStorage(pods, lifecycle), tx, namespaces);
-    this.claimStore = new GenericStore<>(ClaimStorage.strategy(pods, signals), new ClaimStorage(pods, lifecycle), tx, namespaces);
+    this.podStore = new GenericStore<>(new PodStrategy(pods, signals), new PodStorage(pods, lifecycle), tx, namespaces, authorization);
+    this.claimStore = new GenericStore<>(ClaimStorage.strategy(pods, signals), new ClaimStorage(pods, lifecycle), tx, namespaces,
+        authorization);
   }
 
   /** A pod deleted gracefully; its set recreates it with the same identity and storage. Returns the pod as it is now. */

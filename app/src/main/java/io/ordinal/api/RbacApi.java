@@ -28,6 +28,7 @@ import io.ordinal.api.watch.Watches;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.apimachinery.KubeProtobuf;
+import io.ordinal.auth.Authorization;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.auth.rbac.RbacValidation;
 import io.ordinal.store.RbacStore.Kind;
@@ -58,13 +59,15 @@ public class RbacApi {
   private final Watches watches;
   private final Map<Kind, GenericStore<HasMetadata>> stores = new EnumMap<>(Kind.class);
 
-  public RbacApi(Rbac rbac, Watches watches, NamespaceLifecycle lifecycle, TransactionOperations<Connection> tx) {
+  public RbacApi(Rbac rbac, Watches watches, NamespaceLifecycle lifecycle, TransactionOperations<Connection> tx,
+      Authorization authorization) {
     this.rbac = rbac;
     this.watches = watches;
     for (Kind kind : Kind.values()) {
       @SuppressWarnings("unchecked")
       Class<HasMetadata> type = (Class<HasMetadata>) kind.type;
-      stores.put(kind, new GenericStore<>(new RbacStrategy<>(kind, type, rbac), new RbacStorage<>(kind, type, rbac), tx, lifecycle));
+      stores.put(kind, new GenericStore<>(new RbacStrategy<>(kind, type, rbac), new RbacStorage<>(kind, type, rbac), tx, lifecycle,
+          authorization));
     }
   }
 

@@ -13,6 +13,7 @@ import io.ordinal.api.statefulset.NodePlacement;
 import io.ordinal.api.statefulset.StatefulSetStatusStrategy;
 import io.ordinal.api.statefulset.StatefulSetStorage;
 import io.ordinal.api.statefulset.StatefulSetStrategy;
+import io.ordinal.auth.Authorization;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.model.SetKey;
@@ -47,15 +48,17 @@ public class StatefulSetService {
 
   public StatefulSetService(StatefulSetStore store, SetSignals signals, DriverRegistry drivers, RevisionStore revisions,
       PodSecurityAdmission podSecurity, TransactionOperations<Connection> tx, NodePlacement placement,
-      NamespaceLifecycle lifecycle) {
+      NamespaceLifecycle lifecycle, Authorization authorization) {
     this.store = store;
     this.signals = signals;
     this.revisions = revisions;
     this.tx = tx;
     StatefulSetStorage storage = new StatefulSetStorage(store);
-    this.sets = new GenericStore<>(new StatefulSetStrategy(signals, drivers, podSecurity, placement, null), storage, tx, lifecycle);
-    this.scales = new GenericStore<>(new StatefulSetStrategy(signals, drivers, podSecurity, placement, "scale"), storage, tx, lifecycle);
-    this.statuses = new GenericStore<>(new StatefulSetStatusStrategy(), storage.status(), tx, lifecycle);
+    this.sets = new GenericStore<>(new StatefulSetStrategy(signals, drivers, podSecurity, placement, null), storage, tx,
+        lifecycle, authorization);
+    this.scales = new GenericStore<>(new StatefulSetStrategy(signals, drivers, podSecurity, placement, "scale"), storage, tx, lifecycle,
+        authorization);
+    this.statuses = new GenericStore<>(new StatefulSetStatusStrategy(), storage.status(), tx, lifecycle, authorization);
   }
 
   public List<StatefulSet> list(String namespace) {

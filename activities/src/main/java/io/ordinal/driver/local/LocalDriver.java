@@ -282,8 +282,14 @@ public class LocalDriver implements PodDriver {
    * subPath binds a pod left under it (its service was down when it went) are unmounted first.
    */
   static void removeTree(Path dir) throws IOException {
-    for (Path mountPoint : PathFd.mountsBelow(dir)) {
+    // rm's --one-file-system compares device numbers, which a bind of the same filesystem shares:
+    // every mount below must be gone first (mountinfo names real paths, hence the real path here).
+    Path real = dir.toRealPath();
+    for (Path mountPoint : PathFd.mountsBelow(real)) {
       PathFd.unmount(mountPoint);
+    }
+    if (!PathFd.mountsBelow(real).isEmpty()) {
+      throw new IOException("could not remove " + dir + ": mounts remain below it " + PathFd.mountsBelow(real));
     }
     HostCommand.Result rm = HostCommand.run(List.of("/bin/rm", "-rf", "--one-file-system", "--", dir.toString()));
     if (rm.code() != 0 || Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {

@@ -29,6 +29,7 @@ final class PathFd implements AutoCloseable {
   private static final long MS_BIND = 4096;
   private static final long MS_PRIVATE = 1 << 18;
   private static final int MNT_DETACH = 2;
+  private static final int UMOUNT_NOFOLLOW = 8;
   private static final Flags FLAGS = Flags.of(System.getProperty("os.arch", ""));
 
   /** The system calls of the C library this class needs; each throws with errno on failure. */
@@ -159,7 +160,10 @@ final class PathFd implements AutoCloseable {
     return attributes.isSymbolicLink();
   }
 
-  /** Bind-mounts the object at {@code target} (made by the caller, of the same type), kept private to this mount namespace. */
+  /**
+   * Bind-mounts the object at {@code target} (made by the caller, of the same type), then makes the
+   * bind private, so that its later unmount does not propagate to the containers' copies.
+   */
   void bindAt(Path target) throws IOException {
     try {
       Holder.C.mount(proc().toString(), target.toString(), null, new NativeLong(MS_BIND), null);
@@ -173,7 +177,7 @@ final class PathFd implements AutoCloseable {
   static void unmount(Path target) throws IOException {
     for (int i = 0; i < 16; i++) {
       try {
-        Holder.C.umount2(target.toString(), MNT_DETACH);
+        Holder.C.umount2(target.toString(), MNT_DETACH | UMOUNT_NOFOLLOW);
       } catch (LastErrorException e) {
         if (e.getErrorCode() == EINVAL || e.getErrorCode() == ENOENT) {
           return; // not (or no longer) a mount point

@@ -398,10 +398,10 @@ final class PodSupervisor implements Runnable {
     // pod's address, which its replacement gets.
     try {
       sandbox.destroy();
-      Cgroups.remove(sandboxId());
     } catch (IOException e) {
       log.warn("pod {}: could not remove its sandbox: {}", name(), e.getMessage());
     }
+    Cgroups.remove(sandboxId());
     driver.gone(row, dir);
   }
 

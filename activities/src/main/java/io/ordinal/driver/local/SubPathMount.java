@@ -46,7 +46,9 @@ record SubPathMount(String volumeMount, String container, Path volume, String su
 
   private PathFd open() throws IOException {
     try {
-      return PathFd.below(volume, subPath, true);
+      // The volume's own path is the service's (a hostPath the admin's): its symlinks resolve once,
+      // before anything in the volume, which is the pod's, is opened by descriptor.
+      return PathFd.below(volume.toRealPath(), subPath, true);
     } catch (IllegalArgumentException e) {
       // The kubelet's words (CreateContainerConfigError): the pod did this to its own volume.
       throw new IOException("failed to prepare subPath for volumeMount \"" + volumeMount + "\" of container \""

@@ -33,7 +33,7 @@ public final class ClaimStorage implements Storage<PersistentVolumeClaim> {
 
   /** The driver's own steps (stopping processes, removing a volume) are ordered to survive a crash. */
   @Override
-  public boolean deletesInOneTransaction() {
+  public boolean transactional() {
     return false;
   }
 
@@ -66,6 +66,11 @@ public final class ClaimStorage implements Storage<PersistentVolumeClaim> {
       @Override
       public Resource<PersistentVolumeClaim> resource() {
         return RESOURCE;
+      }
+
+      @Override
+      public boolean allowCreate() {
+        return false;
       }
 
       @Override

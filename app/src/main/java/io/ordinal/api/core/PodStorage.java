@@ -27,7 +27,7 @@ public final class PodStorage implements Storage<Pod> {
 
   /** The driver's own steps (stopping processes, removing a volume) are ordered to survive a crash. */
   @Override
-  public boolean deletesInOneTransaction() {
+  public boolean transactional() {
     return false;
   }
 

@@ -31,9 +31,15 @@ public final class PodStrategy implements Strategy<Pod> {
     return RESOURCE;
   }
 
+  /** Pods are made by their sets. */
+  @Override
+  public boolean allowCreate() {
+    return false;
+  }
+
   @Override
   public List<FieldError> validate(Pod pod) {
-    return List.of(); // pods are not created through the API
+    return List.of();
   }
 
   /** Upstream's pod update validation: only what may change on a running pod changes. */

@@ -19,6 +19,12 @@ public final class RbacStorage<T extends HasMetadata> implements Storage<T> {
     this.rbac = rbac;
   }
 
+  /** RbacStore keeps connections of its own (each write commits), and Rbac renews the policy after it. */
+  @Override
+  public boolean transactional() {
+    return false;
+  }
+
   @Override
   public Optional<T> get(String namespace, String name) {
     return rbac.find(kind, type, kind.namespaced ? namespace : "", name);

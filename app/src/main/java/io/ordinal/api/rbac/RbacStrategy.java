@@ -59,7 +59,11 @@ public final class RbacStrategy<T extends HasMetadata> implements Strategy<T> {
     return RbacValidation.validateUpdate(object, old);
   }
 
-  /** An update that leaves what the object grants as it was needs no escalation check. */
+  /**
+   * Only an update that changes nothing but what the garbage collector and the field manager own
+   * (ownerReferences, finalizers, managedFields) skips the escalation check, as upstream's
+   * IsOnlyMutatingGCFields: labels decide ClusterRole aggregation, so a label is a grant too.
+   */
   @Override
   public void admit(T object, T old, WriteOptions options) {
     if (old != null && sameGrant(object, old)) {
@@ -73,10 +77,15 @@ public final class RbacStrategy<T extends HasMetadata> implements Strategy<T> {
   }
 
   private static boolean sameGrant(HasMetadata updated, HasMetadata current) {
-    HasMetadata a = KubeJson.copy(updated);
-    HasMetadata b = KubeJson.copy(current);
-    a.setMetadata(null);
-    b.setMetadata(null);
-    return KubeJson.write(a).equals(KubeJson.write(b));
+    return KubeJson.write(withoutGcFields(updated)).equals(KubeJson.write(withoutGcFields(current)));
+  }
+
+  private static HasMetadata withoutGcFields(HasMetadata object) {
+    HasMetadata copy = KubeJson.copy(object);
+    copy.getMetadata().setOwnerReferences(null);
+    copy.getMetadata().setFinalizers(null);
+    copy.getMetadata().setManagedFields(null);
+    copy.getMetadata().setResourceVersion(null);
+    return copy;
   }
 }

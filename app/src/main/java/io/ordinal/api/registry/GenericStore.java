@@ -9,7 +9,9 @@ import io.ordinal.api.Deletion;
 import io.ordinal.api.NamespaceLifecycle;
 import io.ordinal.api.WriteOptions;
 import io.ordinal.apimachinery.FieldError;
+import io.ordinal.request.RequestAttributes;
 import io.ordinal.api.statefulset.StatefulSetValidation;
+import io.ordinal.auth.Authorization;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.StoreException;
 import java.security.SecureRandom;
@@ -49,15 +51,17 @@ public final class GenericStore<T extends HasMetadata> {
   private final Resource<T> resource;
   private final TransactionOperations<Connection> tx;
   private final NamespaceLifecycle lifecycle;
+  private final Authorization authorization;
   private final FieldOwnership<T> ownership;
 
   public GenericStore(Strategy<T> strategy, Storage<T> storage, TransactionOperations<Connection> tx,
-      NamespaceLifecycle lifecycle) {
+      NamespaceLifecycle lifecycle, Authorization authorization) {
     this.strategy = strategy;
     this.storage = storage;
     this.resource = strategy.resource();
     this.tx = tx;
     this.lifecycle = lifecycle;
+    this.authorization = authorization;
     this.ownership = new FieldOwnership<>(resource);
   }
 
@@ -103,6 +107,9 @@ public final class GenericStore<T extends HasMetadata> {
 
   private T createOnce(String namespace, T object, WriteOptions options, boolean applied) {
     String name = object.getMetadata().getName();
+    if (!strategy.allowCreate()) {
+      throw ApiException.of(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+    }
     if (resource.namespaced()) {
       lifecycle.admitCreate(namespace, resource.group(), resource.plural(), name);
     }
@@ -118,7 +125,7 @@ public final class GenericStore<T extends HasMetadata> {
       }
       return storage.asCreated(object);
     }
-    return tx.executeWrite(status -> {
+    return inTransaction(() -> {
       T stored = mapErrors(namespace, name, () -> storage.create(object));
       strategy.afterCreate(stored);
       return stored;
@@ -167,7 +174,7 @@ public final class GenericStore<T extends HasMetadata> {
       }
       T stored;
       try {
-        stored = tx.executeWrite(status -> {
+        stored = inTransaction(() -> {
           T written = mapErrors(namespace, name, () -> storage.update(updated, expected));
           strategy.afterUpdate(written, current);
           return written;
@@ -210,6 +217,7 @@ public final class GenericStore<T extends HasMetadata> {
           if (pinned) {
             throw notFound(name);
           }
+          requireCreatePermission(namespace, name, options);
           return new Applied<>(create(namespace, ownership.applied(null, applied, options), options, true), true);
         }
         T merged = ownership.applied(live.get(), applied, options);
@@ -241,7 +249,7 @@ public final class GenericStore<T extends HasMetadata> {
       strategy.afterDelete(gone);
       return gone;
     };
-    T deleted = storage.deletesInOneTransaction() ? tx.executeWrite(status -> delete.get()) : delete.get();
+    T deleted = inTransaction(delete);
     strategy.afterDeleteCommitted(deleted);
     return deleted;
   }
@@ -262,6 +270,24 @@ public final class GenericStore<T extends HasMetadata> {
   }
 
   // --- shared checks
+
+  /** The storage's writes and the strategy's after- hooks in one transaction, where the storage's writes are in the database alone. */
+  private T inTransaction(Supplier<T> write) {
+    return storage.transactional() ? tx.executeWrite(status -> write.get()) : write.get();
+  }
+
+  /**
+   * An apply that creates the object needs the create verb, as upstream's patch handler checks it:
+   * the request itself was authorized as a patch.
+   */
+  private void requireCreatePermission(String namespace, String name, WriteOptions options) {
+    RequestAttributes create = new RequestAttributes(true, "create", "", resource.group(), resource.version(),
+        resource.namespaced() ? namespace : "", resource.plural(), "", name);
+    if (!authorization.allows(options.user(), create)) {
+      throw ApiException.forbidden(Authorization.forbiddenMessage(options.user(), create), resource.group(),
+          resource.plural(), name);
+    }
+  }
 
   /** The body's apiVersion and kind are this resource's (filled in when absent), its namespace the URL's. */
   private void checkTypeAndScope(String namespace, T object) {
@@ -346,7 +372,7 @@ public final class GenericStore<T extends HasMetadata> {
 
   /** 409 for a name in use; upstream says so too while the holder is being deleted. */
   private ApiException alreadyExists(String namespace, String name) {
-    boolean deleting = storage.get(namespace, name).map(o -> o.getMetadata().getDeletionTimestamp() != null).orElse(false);
+    boolean deleting = storage.deleting(namespace, name);
     return ApiException.of(409, "AlreadyExists",
         (deleting ? "object is being deleted: " : "") + resource.qualified() + " \"" + name + "\" already exists");
   }

@@ -31,12 +31,17 @@ public interface Storage<T extends HasMetadata> {
   T delete(T current, Deletion options);
 
   /**
-   * Whether a delete and the strategy's afterDelete run in one transaction. Not when the delete
-   * reaches outside the database (a pod's processes, a claim's volume) and does its own steps in
-   * an order that survives a crash between them.
+   * Whether the storage's writes and the strategy's after- hooks run in one transaction. Not when a
+   * write reaches outside the database (a pod's processes, a claim's volume) and orders its own steps
+   * to survive a crash between them, nor when the storage keeps connections of its own.
    */
-  default boolean deletesInOneTransaction() {
+  default boolean transactional() {
     return true;
+  }
+
+  /** Whether an object of this name exists and is being deleted (a create's 409 says so). */
+  default boolean deleting(String namespace, String name) {
+    return get(namespace, name).map(object -> object.getMetadata().getDeletionTimestamp() != null).orElse(false);
   }
 
   /** What {@link #create} would return, without storing (a dry run). */

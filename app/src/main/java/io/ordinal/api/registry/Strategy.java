@@ -28,6 +28,11 @@ public interface Strategy<T extends HasMetadata> {
   /** Policy after validation (Pod Security, RBAC escalation): throws 403. {@code old} is null on create. */
   default void admit(T object, T old, WriteOptions options) {}
 
+  /** Whether clients may create objects of this kind (pods and claims are made by their sets: 405). */
+  default boolean allowCreate() {
+    return true;
+  }
+
   /** Whether an update without metadata.resourceVersion applies to whatever is stored (retried on conflict). */
   default boolean allowUnconditionalUpdate() {
     return true;

@@ -1,6 +1,7 @@
 package io.ordinal.api.registry;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.ordinal.store.KubeJson;
 import java.util.function.UnaryOperator;
 
 /**
@@ -18,7 +19,8 @@ public final class Update<T extends HasMetadata> {
 
   /** PUT: the body replaces the object; its resourceVersion, if any, is a precondition. */
   public static <T extends HasMetadata> Update<T> replacing(T body) {
-    return new Update<>(current -> body, false);
+    // A fresh copy per attempt: an attempt changes the object it is given (defaults, managedFields).
+    return new Update<>(current -> KubeJson.copy(body), false);
   }
 
   /**

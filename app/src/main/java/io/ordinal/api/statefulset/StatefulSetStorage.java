@@ -20,6 +20,17 @@ public final class StatefulSetStorage implements Storage<StatefulSet> {
     return store.getVisible(namespace, name);
   }
 
+  /** A set deleted in the background is hidden from reads but holds its name until it is gone. */
+  @Override
+  public boolean exists(String namespace, String name) {
+    return store.get(namespace, name).isPresent();
+  }
+
+  @Override
+  public boolean deleting(String namespace, String name) {
+    return store.get(namespace, name).map(set -> set.getMetadata().getDeletionTimestamp() != null).orElse(false);
+  }
+
   @Override
   public StatefulSet create(StatefulSet set) {
     return store.create(set);

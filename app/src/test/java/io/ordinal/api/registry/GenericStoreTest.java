@@ -15,6 +15,8 @@ import io.ordinal.apimachinery.ApiException;
 import io.ordinal.api.Deletion;
 import io.ordinal.api.NamespaceLifecycle;
 import io.ordinal.api.WriteOptions;
+import io.ordinal.auth.Authorization;
+import io.ordinal.request.RequestAttributes;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.request.User;
 import io.ordinal.store.KubeJson;
@@ -35,10 +37,18 @@ class GenericStoreTest {
   private static final WriteOptions DRY_RUN = new WriteOptions(true, "test", false, User.ANONYMOUS);
 
   private final MemoryStorage storage = new MemoryStorage();
+  /** Whether the writer may create configmaps: an apply that creates needs it. */
+  private boolean mayCreate = true;
   private final GenericStore<ConfigMap> store = new GenericStore<>(new ConfigMapStrategy(), storage, new NoTransactions(),
       new NamespaceLifecycle(null) {
         @Override
         public void admitCreate(String namespace, String group, String resource, String name) {}
+      },
+      new Authorization(null) {
+        @Override
+        public boolean allows(User user, RequestAttributes request) {
+          return !request.verb().equals("create") || mayCreate;
+        }
       });
 
   @Test
@@ -131,6 +141,29 @@ class GenericStoreTest {
         new WriteOptions(false, "other", true, User.ANONYMOUS));
     assertFalse(forced.created());
     assertEquals("2", forced.object().getData().get("k"));
+  }
+
+  @Test
+  void anApplyThatWouldCreateNeedsTheCreateVerbNotOnlyPatch() {
+    mayCreate = false;
+    ApiException forbidden = assertThrows(ApiException.class, () -> store.apply("ns", "a", configMap("a", Map.of()), WRITE));
+    assertEquals(403, forbidden.code());
+    assertTrue(storage.objects.isEmpty());
+    mayCreate = true;
+    store.apply("ns", "a", configMap("a", Map.of()), WRITE);
+    mayCreate = false;
+    assertFalse(store.apply("ns", "a", configMap("a", Map.of("k", "1")), WRITE).created(), "an apply that updates needs no create");
+  }
+
+  @Test
+  void aPutRetriedAfterARacingWriteStartsFromTheBodyAsSent() {
+    store.create("ns", configMap("a", Map.of()), WRITE);
+    storage.raceNextUpdate = true;
+    ConfigMap body = configMap("a", Map.of("k", "2"));
+    String sent = KubeJson.write(body);
+    ConfigMap written = store.update("ns", "a", Update.replacing(body), WRITE);
+    assertEquals("2", written.getData().get("k"));
+    assertEquals(sent, KubeJson.write(body), "each attempt starts from the body as sent (its managedFields untouched)");
   }
 
   @Test
