@@ -24,7 +24,13 @@ const puppeteer = require('puppeteer-core');
         throw new Error('timed out waiting for "' + text + '" on ' + url);
       }
       await new Promise(resolve => setTimeout(resolve, 2000));
-      await page.keyboard.press('r');
+      if (await page.evaluate(() => document.body.innerText.includes("There's an error"))) {
+        // The UI's own error page (its server's call to Temporal failed, seen under load): it asks
+        // for a refresh, and R does not leave it.
+        await page.reload({waitUntil: 'domcontentloaded'});
+      } else {
+        await page.keyboard.press('r');
+      }
     }
     await new Promise(resolve => setTimeout(resolve, 1500)); // the rest of the rows and badges
     if (png !== '-') {
