@@ -424,11 +424,27 @@ final class OrdinalService implements AutoCloseable {
     }
   }
 
-  /** The host pid of a local pod's container, by the containerID its status shows ({@code runc://<id>}). */
+  /**
+   * The host pid of a local pod's container, by the containerID its status shows ({@code runc://<id>}),
+   * once its runtime runs it. The status names the container as soon as the service has started its
+   * runtime ({@code runc run}), which lists it (created, then running) only a moment later: longer on
+   * a busy machine, as when test classes run side by side. Until then the pid would be none, or the
+   * runtime's own init process, not yet the container's.
+   */
   long containerPid(String containerId) {
     String id = containerId.substring("runc://".length());
-    return localContainers().stream().filter(c -> c.path("id").asText().equals(id)).mapToLong(c -> c.path("pid").asLong())
-        .findFirst().orElseThrow(() -> new AssertionError("no container " + id + " in the runtime"));
+    Instant deadline = Instant.now().plusSeconds(30);
+    while (true) {
+      Optional<JsonNode> container = localContainers().stream().filter(c -> c.path("id").asText().equals(id)).findFirst();
+      if (container.isPresent() && container.get().path("status").asText().equals("running")) {
+        return container.get().path("pid").asLong();
+      }
+      if (Instant.now().isAfter(deadline)) {
+        throw new AssertionError("no running container " + id + " in the runtime: "
+            + container.map(JsonNode::toString).orElse("not listed"));
+      }
+      Api.sleep(100);
+    }
   }
 
   /**
