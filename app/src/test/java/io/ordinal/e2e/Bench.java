@@ -18,6 +18,11 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * passes) runs each benchmark at the issue's sizes and repeats it; otherwise it runs once, small, as
  * the test suite's smoke test. A report is a markdown section and its PNG plots under
  * {@code app/target/benchmarks/}, which {@code ./ordinal bench} gathers into {@code docs/BENCHMARKS.md}.
+ *
+ * <p>In the test suite a benchmark runs beside the other test classes, as they run beside each other:
+ * it asserts no figure, and its smoke figures are never published. {@code ./ordinal bench} runs the
+ * benchmarks one at a time with nothing else ({@code -Dordinal.it.parallelism=1}), so the published
+ * figures measure the service alone.
  */
 final class Bench {
   static final Path DIR = Path.of("target", "benchmarks");

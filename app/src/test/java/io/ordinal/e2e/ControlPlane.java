@@ -5,7 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,9 +25,20 @@ final class ControlPlane implements AutoCloseable {
     this.kubectl = kubectl;
   }
 
+  /** The script's settings of the components' ports (each left unset is picked by the script itself). */
+  private static final List<String> PORTS = List.of("KCP_ETCD_PORT", "KCP_ETCD_PEER_PORT", "KCP_APISERVER_PORT",
+      "KCP_CM_PORT", "KCP_SCHED_PORT", "KCP_KWOK_PORT");
+
   static ControlPlane start() throws IOException, InterruptedException {
     Path dir = Files.createTempDirectory("control-plane");
-    run("start", dir.toString());
+    // The ports come from OrdinalService.freePort, as every other port of the suite: test classes run
+    // concurrently, and a port the script picked could be one a service of another class has been
+    // given and has not bound yet (both pick at random in 20000-32767).
+    Map<String, String> ports = new LinkedHashMap<>();
+    for (String setting : PORTS) {
+      ports.put(setting, Integer.toString(OrdinalService.freePort()));
+    }
+    run(ports, "start", dir.toString());
     return new ControlPlane(dir, new Kubectl(Files.readString(dir.resolve("kubeconfig"))));
   }
 
@@ -60,11 +73,16 @@ final class ControlPlane implements AutoCloseable {
   }
 
   private static void run(String... args) throws IOException, InterruptedException {
+    run(Map.of(), args);
+  }
+
+  private static void run(Map<String, String> env, String... args) throws IOException, InterruptedException {
     Path log = Files.createTempFile("control-plane", ".log");
     List<String> command = new ArrayList<>(List.of(SCRIPT.toString()));
     command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command)
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().putAll(env);
+    Process process = builder.start();
     if (!process.waitFor(3, TimeUnit.MINUTES)) {
       process.destroyForcibly();
       throw new IllegalStateException("control-plane.sh " + String.join(" ", args) + " did not finish in 3 minutes");

@@ -42,6 +42,11 @@ import javax.net.ssl.TrustManagerFactory;
  */
 final class OrdinalService implements AutoCloseable {
   private static OrdinalService shared;
+  /**
+   * Guards {@link #shared}. Not the class's monitor: the failsafe ITs run several classes at once, and
+   * a thread starting a service of its own (or picking a port) must not wait for the shared one's start.
+   */
+  private static final Object SHARED = new Object();
 
   final Path dataDir;
   final int httpPort;
@@ -57,7 +62,7 @@ final class OrdinalService implements AutoCloseable {
   /** @param extraEnv settings for this service (for example {@code ORDINAL_DRIVER}) */
   OrdinalService(String name, Map<String, String> extraEnv) throws IOException {
     this.extraEnv = new java.util.HashMap<>(extraEnv);
-    this.dataDir = Path.of("target", "e2e", name + "-" + System.currentTimeMillis()).toAbsolutePath();
+    this.dataDir = Path.of("target", "e2e", name + "-" + uniqueStamp()).toAbsolutePath();
     Files.createDirectories(dataDir);
     this.httpPort = freePort();
     this.temporalPort = freePort();
@@ -94,14 +99,30 @@ final class OrdinalService implements AutoCloseable {
     return this;
   }
 
-  /** One service for every test class that does not need its own (started on first use). */
-  static synchronized OrdinalService shared() throws Exception {
-    if (shared == null) {
-      shared = new OrdinalService("shared");
-      shared.start();
-      Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
+  private static long lastStamp;
+
+  /**
+   * The current time in milliseconds, but never the same twice in this JVM: test classes run
+   * concurrently, and two services made in the same millisecond must not share a data dir.
+   */
+  private static synchronized long uniqueStamp() {
+    lastStamp = Math.max(lastStamp + 1, System.currentTimeMillis());
+    return lastStamp;
+  }
+
+  /**
+   * One service for every test class that does not need its own (started on first use). Classes
+   * run concurrently: the first to ask starts it, the others wait for that start.
+   */
+  static OrdinalService shared() throws Exception {
+    synchronized (SHARED) {
+      if (shared == null) {
+        shared = new OrdinalService("shared");
+        shared.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
+      }
+      return shared;
     }
-    return shared;
   }
 
   /** The API as admin, with the token the service wrote on its first start. */
@@ -199,6 +220,8 @@ final class OrdinalService implements AutoCloseable {
   private static final List<String> QUIET_CLASS_ARCHIVE = List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
   private Path trainingArchive;
   private static Optional<Path> testClassArchive;
+  /** Guards {@link #testClassArchive}: services starting side by side wait for the one that makes it. */
+  private static final Object ARCHIVE = new Object();
 
   /**
    * The classes a start of the packaged service loads, archived once for the whole run (AppCDS, as
@@ -206,23 +229,25 @@ final class OrdinalService implements AutoCloseable {
    * its own, then only read, so services that start side by side or get killed never write it. A
    * start without it (archiving failed, or the JVM refuses it) is only slower.
    */
-  private static synchronized Optional<Path> testClassArchive() {
-    if (testClassArchive == null) {
-      Path archive = Path.of(System.getProperty("ordinal.jar") + ".jsa").toAbsolutePath();
-      try {
-        Files.deleteIfExists(archive);
-        OrdinalService training = new OrdinalService("class-archive");
-        training.trainingArchive = archive;
-        try (training) {
-          training.start();
+  private static Optional<Path> testClassArchive() {
+    synchronized (ARCHIVE) {
+      if (testClassArchive == null) {
+        Path archive = Path.of(System.getProperty("ordinal.jar") + ".jsa").toAbsolutePath();
+        try {
+          Files.deleteIfExists(archive);
+          OrdinalService training = new OrdinalService("class-archive");
+          training.trainingArchive = archive;
+          try (training) {
+            training.start();
+          }
+          testClassArchive = Files.exists(archive) ? Optional.of(archive) : Optional.empty();
+        } catch (Exception e) {
+          System.err.println("no class archive for the test services (they start without one): " + e);
+          testClassArchive = Optional.empty();
         }
-        testClassArchive = Files.exists(archive) ? Optional.of(archive) : Optional.empty();
-      } catch (Exception e) {
-        System.err.println("no class archive for the test services (they start without one): " + e);
-        testClassArchive = Optional.empty();
       }
+      return testClassArchive;
     }
-    return testClassArchive;
   }
 
   /** Waits until GET /health answers 200 (service, database and Temporal all up). */
@@ -476,17 +501,30 @@ final class OrdinalService implements AutoCloseable {
   }
 
   /**
+   * Every port {@link #freePort} gave out in this JVM, never given again: a port is free when picked
+   * but bound only later (a service binds its ports seconds after), and the test classes run
+   * concurrently, so another class could otherwise pick it in between.
+   */
+  private static final Set<Integer> HANDED_OUT = new HashSet<>();
+
+  /**
    * A free port below Linux's ephemeral range (32768 and up): the Temporal dev server binds random
    * ephemeral ports of its own (HTTP API, metrics) after this port is chosen and before the service
    * binds it, and once took it (ApiFuzzIT: "Port already in use").
    */
   static int freePort() throws IOException {
-    for (int attempt = 0; attempt < 1_000; attempt++) {
-      int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
-      try (ServerSocket socket = new ServerSocket(port)) {
-        return socket.getLocalPort();
-      } catch (IOException taken) {
-        // try another
+    synchronized (HANDED_OUT) {
+      for (int attempt = 0; attempt < 1_000; attempt++) {
+        int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+        if (HANDED_OUT.contains(port)) {
+          continue;
+        }
+        try (ServerSocket socket = new ServerSocket(port)) {
+          HANDED_OUT.add(port);
+          return socket.getLocalPort();
+        } catch (IOException taken) {
+          // try another
+        }
       }
     }
     throw new IOException("no free port in 20000-32000");

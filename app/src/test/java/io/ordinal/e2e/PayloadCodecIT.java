@@ -20,12 +20,16 @@ import java.util.regex.Pattern;
 import java.util.stream.IntStream;
 import java.util.zip.DeflaterOutputStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * The Temporal Web UI's codec ({@code /codec}). The UI sends no credentials, so decoding is open to
  * this machine, where pods of the local driver run too: what it may cost is bounded.
  */
 @E2eTest
+// Alone: the bomb test bounds what the shared service's JVM allocates while it runs (under 1 GiB),
+// which counts whatever the classes beside it would make that service do meanwhile.
+@Isolated("measures the shared service's allocations")
 class PayloadCodecIT {
   static OrdinalService service;
   static Api api;
