@@ -10,10 +10,13 @@ import io.ordinal.store.KubeJson;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
 import jakarta.json.JsonStructure;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
+import java.util.List;
 
 /**
  * PATCH bodies: JSON Merge Patch (RFC 7386) and JSON Patch (RFC 6902), applied with JSON-P, and
@@ -38,6 +41,7 @@ final class Patches {
           if (!(patch instanceof JsonArray array)) {
             throw ApiException.badRequest("a JSON patch must be an array of operations");
           }
+          checkOperations(array);
           yield Json.createPatch(array).apply((JsonStructure) target);
         }
         default -> throw ApiException.unsupportedMediaType(mediaType, KubeCodec.SUBRESOURCE_PATCH_TYPES);
@@ -46,6 +50,25 @@ final class Patches {
       throw ApiException.badRequest("the patch could not be applied: " + e.getMessage());
     }
     return KubeCodec.read(request, "application/json", patched.toString(), type);
+  }
+
+  /**
+   * Each operation an object with a string {@code op} and {@code path} ({@code from} too for a move
+   * or copy): JSON-P reads them without a
+   * check and fails with a NullPointerException on {@code [{}]}.
+   */
+  private static void checkOperations(JsonArray operations) {
+    for (int i = 0; i < operations.size(); i++) {
+      if (!(operations.get(i) instanceof JsonObject operation)) {
+        throw ApiException.badRequest("the patch could not be applied: operation " + i + " is not an object");
+      }
+      String op = operation.get("op") instanceof JsonString name ? name.getString() : "";
+      for (String member : op.equals("move") || op.equals("copy") ? List.of("op", "path", "from") : List.of("op", "path")) {
+        if (!(operation.get(member) instanceof JsonString)) {
+          throw ApiException.badRequest("the patch could not be applied: operation " + i + " has no string '" + member + "'");
+        }
+      }
+    }
   }
 
   /** A strategic merge patch, with the merge keys of the object's type, as kubectl sends for apply and edit. */

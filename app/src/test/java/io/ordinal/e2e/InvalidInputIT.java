@@ -137,6 +137,17 @@ class InvalidInputIT {
     assertEquals(404, api.get(set).code(), "a refused apply stored a set");
   }
 
+  /** JSON patch operations without op, path or (for a move) from: 400 naming the member, not 500. */
+  @Test
+  void malformedJsonPatchOperationsAreRefusedNamingWhatIsMissing() {
+    String namespace = "/api/v1/namespaces/" + NS;
+    assertRefused(api.patch(namespace, "application/json-patch+json", "[{}, {}]"), 400, "operation 0 has no string 'op'");
+    assertRefused(api.patch(namespace, "application/json-patch+json", "[{\"op\":\"add\"}]"), 400, "'path'");
+    assertRefused(api.patch(namespace, "application/json-patch+json", "[{\"op\":\"move\",\"path\":\"/x\"}]"), 400,
+        "'from'");
+    assertRefused(api.patch(namespace, "application/json-patch+json", "[1]"), 400, "operation 0 is not an object");
+  }
+
   /**
    * A pod's ordinal.io/default-user (the uid:gid its containers run as without runAsUser) is the
    * controller's: a user who may annotate pods cannot add, change or remove it (0:0 would be root).
