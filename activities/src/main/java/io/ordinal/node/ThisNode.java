@@ -1,7 +1,8 @@
 package io.ordinal.node;
 
 import io.micronaut.context.annotation.Value;
-import io.ordinal.driver.DriverPod;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.workflow.StatefulSetControllerWorkflow;
 import jakarta.inject.Singleton;
@@ -68,7 +69,7 @@ public class ThisNode {
 
   /** The node a pod runs on ({@code spec.nodeName}); null for pods no node holds. */
   public static String of(PodRow row) {
-    var spec = DriverPod.of(row).object().getSpec();
+    var spec = KubeJson.read(row.object(), Pod.class).getSpec();
     return spec == null ? null : spec.getNodeName();
   }
 

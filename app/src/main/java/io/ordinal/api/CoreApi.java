@@ -1,5 +1,7 @@
 package io.ordinal.api;
 
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.api.registry.Deletion;
 import io.fabric8.kubernetes.api.model.Endpoints;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventList;
@@ -13,7 +15,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodListBuilder;
 import io.micronaut.core.annotation.Nullable;
-import io.micronaut.http.HttpHeaders;
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.HttpResponse;
 import io.micronaut.http.MediaType;
@@ -28,8 +29,6 @@ import io.micronaut.http.annotation.QueryValue;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.micronaut.scheduling.TaskExecutors;
 import io.micronaut.scheduling.annotation.ExecuteOn;
-import io.ordinal.api.exec.ExecOptions;
-import io.ordinal.api.exec.ExecUpgradeFilter;
 import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.registry.Update;
 import io.ordinal.api.watch.ListOptions;
@@ -48,7 +47,6 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 
 /** {@code /api/v1}: the pods, PVCs and events of sets. */
 @Controller("/api/v1")
@@ -209,23 +207,6 @@ public class CoreApi {
           HttpResponse.ok(new StreamedFile(following.stream(), MediaType.TEXT_PLAIN_TYPE));
       case PodService.PodLog.Text text -> HttpResponse.ok(text.text()).contentType(MediaType.TEXT_PLAIN);
     };
-  }
-
-  /**
-   * Exec as a POST: kubectl's SPDY fallback, which it tries only when the WebSocket upgrade (a GET,
-   * served by {@code ExecSocket}) failed. Checked like the upgrade, so kubectl shows the real reason
-   * (say, an unknown container); a valid one is refused, since the streams need the WebSocket protocol.
-   */
-  @Post(value = NS + "/pods/{name}/exec", consumes = MediaType.ALL, produces = MediaType.APPLICATION_JSON)
-  @Operation(summary = "Run a command in a container: WebSocket only (GET with v5.channel.k8s.io); "
-      + "a POST (SPDY) is checked, then refused")
-  public HttpResponse<String> execWithoutWebSocket(HttpRequest<?> request, String namespace, String name) {
-    podService.prepareExec(namespace, name, ExecOptions.parse(request.getParameters()));
-    String upgrade = request.getHeaders().get(HttpHeaders.UPGRADE);
-    if (upgrade != null && upgrade.toLowerCase(Locale.ROOT).startsWith("spdy")) {
-      throw ApiException.badRequest("exec needs the WebSocket protocol (kubectl 1.31+); SPDY is not supported");
-    }
-    throw ApiException.badRequest(ExecUpgradeFilter.UPGRADE_REQUIRED);
   }
 
   @Get(value = NS + "/endpoints/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})

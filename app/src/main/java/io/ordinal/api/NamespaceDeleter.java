@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;

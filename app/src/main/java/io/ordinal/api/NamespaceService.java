@@ -1,5 +1,8 @@
 package io.ordinal.api;
 
+import io.ordinal.api.registry.NamespaceLifecycle;
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.api.registry.Deletion;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.core.NamespaceStorage;
@@ -30,7 +33,7 @@ public class NamespaceService {
       TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle, Authorization authorization) {
     this.store = store;
     this.sets = sets;
-    this.namespaces = new GenericStore<>(new NamespaceStrategy(store, contents, deleter), new NamespaceStorage(store, sets),
+    this.namespaces = new GenericStore<>(new NamespaceStrategy(store, contents, deleter::delete), new NamespaceStorage(store, sets),
         tx, lifecycle, authorization);
   }
 

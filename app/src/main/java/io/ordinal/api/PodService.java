@@ -1,5 +1,8 @@
 package io.ordinal.api;
 
+import io.ordinal.api.registry.NamespaceLifecycle;
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.api.registry.Deletion;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EndpointAddress;
@@ -14,7 +17,6 @@ import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.core.ClaimStorage;
 import io.ordinal.api.core.PodStorage;
 import io.ordinal.api.core.PodStrategy;
-import io.ordinal.api.exec.ExecOptions;
 import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.log.LogReader;
 import io.ordinal.api.registry.GenericStore;
@@ -24,7 +26,6 @@ import io.ordinal.apimachinery.ApiException;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.driver.ExecRefusedException;
-import io.ordinal.driver.ExecRequest;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.node.ThisNode;
@@ -135,19 +136,19 @@ public class PodService {
     return new PodLog.Text(LogReader.read(file, options));
   }
 
-  /** An exec the pod's driver can run now: the driver and what to run where. */
-  public record PreparedExec(PodDriver driver, ExecRequest request) {}
+  /** Where an exec runs: the pod's driver, the pod, and the container chosen. */
+  public record ExecTarget(PodDriver driver, DriverPod pod, String container) {}
 
   /**
    * kubectl exec, checked before the connection is upgraded: the pod exists (404), the container is
-   * one of its own or the only one (400, upstream's words), and its driver can run the command there
+   * one of its own or the only one (400, upstream's words), and its driver can run a command there
    * now (400: not running, or a driver without processes).
    */
-  public PreparedExec prepareExec(String namespace, String name, ExecOptions options) {
+  public ExecTarget execTarget(String namespace, String name, String container) {
     PodRow row = pods.find(namespace, name).orElseThrow(() -> ApiException.notFound("pods", name));
     requireOnThisNode(row, "a command in it is");
     DriverPod pod = DriverPod.of(row);
-    String chosen = container(pod.object(), options.container());
+    String chosen = container(pod.object(), container);
     PodDriver driver = drivers.find(row.driver()).orElseThrow(() -> ApiException.badRequest(
         "pod " + name + " is run by driver " + row.driver() + ", which this service does not have"));
     try {
@@ -155,8 +156,7 @@ public class PodService {
     } catch (ExecRefusedException e) {
       throw ApiException.badRequest(e.getMessage());
     }
-    return new PreparedExec(driver, new ExecRequest(pod, chosen, options.command(), options.stdin(),
-        options.stdout(), options.stderr(), options.tty()));
+    return new ExecTarget(driver, pod, chosen);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.ordinal.api;
 
+import io.ordinal.api.registry.WriteOptions;
 import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;

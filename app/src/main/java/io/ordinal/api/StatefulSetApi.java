@@ -1,5 +1,7 @@
 package io.ordinal.api;
 
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.ListMeta;

@@ -1,5 +1,8 @@
 package io.ordinal.api;
 
+import io.ordinal.api.registry.NamespaceLifecycle;
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;

@@ -1,7 +1,8 @@
 package io.ordinal.api.core;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.ordinal.api.Deletion;
+import io.ordinal.api.registry.Deletion;
+import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.api.registry.Strategy;
@@ -21,7 +22,7 @@ import java.util.Optional;
  */
 public final class ClaimStorage implements Storage<PersistentVolumeClaim> {
   public static final Resource<PersistentVolumeClaim> RESOURCE =
-      new Resource<>("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", true, PersistentVolumeClaim.class);
+      new Resource<>(ApiResources.CLAIMS, PersistentVolumeClaim.class);
 
   private final PodStore pods;
   private final PodLifecycle lifecycle;

@@ -1,7 +1,7 @@
 package io.ordinal.api.core;
 
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.ordinal.api.Deletion;
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.store.KubeJson;

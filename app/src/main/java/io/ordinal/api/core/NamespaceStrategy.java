@@ -2,7 +2,7 @@ package io.ordinal.api.core;
 
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.ordinal.apimachinery.ApiException;
-import io.ordinal.api.NamespaceDeleter;
+import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
 import io.ordinal.apimachinery.FieldError;
@@ -10,21 +10,23 @@ import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.store.NamespaceContents;
 import io.ordinal.store.NamespaceStore;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Namespaces (upstream's pkg/registry/core/namespace): their labels (Pod Security levels first of
  * all) and annotations are what a user writes. Deleting one deletes all it holds, as upstream:
  * Terminating at once, nothing new may be created in it, and the namespace controller
- * ({@link NamespaceDeleter}) deletes its contents, then it.
+ * (the namespace deleter this strategy is given) deletes its contents, then it.
  */
 public final class NamespaceStrategy implements Strategy<Namespace> {
-  public static final Resource<Namespace> RESOURCE = new Resource<>("", "v1", "Namespace", "namespaces", false, Namespace.class);
+  public static final Resource<Namespace> RESOURCE = new Resource<>(ApiResources.NAMESPACES, Namespace.class);
 
   private final NamespaceStore store;
   private final NamespaceContents contents;
-  private final NamespaceDeleter deleter;
+  /** Starts the deletion of a namespace's contents, then of the namespace (the namespace controller). */
+  private final Consumer<String> deleter;
 
-  public NamespaceStrategy(NamespaceStore store, NamespaceContents contents, NamespaceDeleter deleter) {
+  public NamespaceStrategy(NamespaceStore store, NamespaceContents contents, Consumer<String> deleter) {
     this.store = store;
     this.contents = contents;
     this.deleter = deleter;
@@ -69,6 +71,6 @@ public final class NamespaceStrategy implements Strategy<Namespace> {
   /** The namespace controller's work: an empty namespace is gone when the DELETE returns. */
   @Override
   public void afterDeleteCommitted(Namespace deleted) {
-    deleter.delete(deleted.getMetadata().getName());
+    deleter.accept(deleted.getMetadata().getName());
   }
 }

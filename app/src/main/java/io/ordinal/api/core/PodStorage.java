@@ -1,7 +1,7 @@
 package io.ordinal.api.core;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.ordinal.api.Deletion;
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.model.SetKey;
 import io.ordinal.pods.PodLifecycle;

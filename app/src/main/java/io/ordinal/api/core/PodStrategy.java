@@ -1,6 +1,7 @@
 package io.ordinal.api.core;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
 import io.ordinal.apimachinery.FieldError;
@@ -16,7 +17,7 @@ import java.util.List;
  * makes it again, at once.
  */
 public final class PodStrategy implements Strategy<Pod> {
-  public static final Resource<Pod> RESOURCE = new Resource<>("", "v1", "Pod", "pods", true, Pod.class);
+  public static final Resource<Pod> RESOURCE = new Resource<>(ApiResources.PODS, Pod.class);
 
   private final PodStore pods;
   private final SetSignals signals;

@@ -1,7 +1,9 @@
 package io.ordinal.api.exec;
 
 import io.micronaut.core.convert.value.ConvertibleMultiValues;
+import io.ordinal.api.PodService;
 import io.ordinal.apimachinery.ApiException;
+import io.ordinal.driver.ExecRequest;
 import java.util.List;
 
 /**
@@ -28,6 +30,11 @@ public record ExecOptions(List<String> command, String container, boolean stdin,
     String container = query.get("container");
     return new ExecOptions(List.copyOf(command), container == null || container.isEmpty() ? null : container,
         stdin, stdout, stderr, tty);
+  }
+
+  /** What to run in the pod and container an exec was checked against. */
+  public ExecRequest request(PodService.ExecTarget target) {
+    return new ExecRequest(target.pod(), target.container(), command, stdin, stdout, stderr, tty);
   }
 
   /** A boolean query parameter as the API server decodes one (Go's strconv.ParseBool); 400 for anything else. */

@@ -34,8 +34,10 @@ public class ExecSocket {
     session.put(STREAM, ExecStream.open(session, () -> {
       try {
         // Checked again: the pod may have changed since the upgrade was let through.
-        PodService.PreparedExec exec = pods.prepareExec(namespace, name, ExecOptions.parse(session.getRequestParameters()));
-        return new ExecStream.PreparedCommand.Started(exec.request(), exec.driver().exec(exec.request()));
+        ExecOptions options = ExecOptions.parse(session.getRequestParameters());
+        PodService.ExecTarget target = pods.execTarget(namespace, name, options.container());
+        var request = options.request(target);
+        return new ExecStream.PreparedCommand.Started(request, target.driver().exec(request));
       } catch (ApiException e) {
         return new ExecStream.PreparedCommand.Refused(e.code(), e.status().getReason(), e.getMessage());
       } catch (ExecRefusedException e) {

@@ -68,7 +68,7 @@ public class ExecUpgradeFilter implements HttpServerFilter {
   private Optional<MutableHttpResponse<?>> refusal(HttpRequest<?> request, String namespace, String name,
       boolean upgrade) {
     try {
-      pods.prepareExec(namespace, name, ExecOptions.parse(request.getParameters()));
+      pods.execTarget(namespace, name, ExecOptions.parse(request.getParameters()).container());
       if (!upgrade) {
         throw ApiException.badRequest(UPGRADE_REQUIRED);
       }

@@ -1,7 +1,7 @@
 package io.ordinal.api.rbac;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.ordinal.api.Deletion;
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.store.RbacStore.Kind;

@@ -2,7 +2,8 @@ package io.ordinal.api.rbac;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.ordinal.apimachinery.ApiException;
-import io.ordinal.api.WriteOptions;
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
 import io.ordinal.apimachinery.FieldError;
@@ -25,7 +26,7 @@ public final class RbacStrategy<T extends HasMetadata> implements Strategy<T> {
   private final Rbac rbac;
 
   public RbacStrategy(Kind kind, Class<T> type, Rbac rbac) {
-    this.resource = new Resource<>(RbacValidation.GROUP, "v1", kind.kind, resourceOf(kind), kind.namespaced, type);
+    this.resource = new Resource<>(ApiResources.RBAC.resource(resourceOf(kind)).orElseThrow(), type);
     this.rbac = rbac;
   }
 

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.StatusCause;
 import io.ordinal.apimachinery.ApiException;
-import io.ordinal.api.WriteOptions;
 import io.ordinal.api.apply.ApplyConflictException;
 import io.ordinal.api.apply.FieldManager;
 import io.ordinal.apimachinery.FieldError;

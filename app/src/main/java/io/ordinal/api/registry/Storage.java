@@ -1,7 +1,6 @@
 package io.ordinal.api.registry;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.ordinal.api.Deletion;
 import io.ordinal.store.KubeJson;
 import java.time.Instant;
 import java.util.Optional;

@@ -1,7 +1,6 @@
 package io.ordinal.api.registry;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.ordinal.api.WriteOptions;
 import io.ordinal.apimachinery.FieldError;
 import java.util.List;
 

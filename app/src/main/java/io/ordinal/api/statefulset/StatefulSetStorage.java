@@ -1,7 +1,7 @@
 package io.ordinal.api.statefulset;
 
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.ordinal.api.Deletion;
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.StoreException;

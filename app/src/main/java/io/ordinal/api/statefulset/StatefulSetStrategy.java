@@ -5,7 +5,8 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.api.WriteOptions;
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
 import io.ordinal.driver.DriverRegistry;
@@ -26,7 +27,7 @@ import java.util.Objects;
  */
 public final class StatefulSetStrategy implements Strategy<StatefulSet> {
   public static final Resource<StatefulSet> RESOURCE =
-      new Resource<>("apps", "v1", "StatefulSet", "statefulsets", true, StatefulSet.class);
+      new Resource<>(ApiResources.STATEFULSETS, StatefulSet.class);
 
   private final SetSignals signals;
   private final DriverRegistry drivers;

@@ -11,10 +11,8 @@ import io.micronaut.transaction.TransactionCallback;
 import io.micronaut.transaction.TransactionDefinition;
 import io.micronaut.transaction.TransactionOperations;
 import io.micronaut.transaction.TransactionStatus;
+import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.apimachinery.ApiException;
-import io.ordinal.api.Deletion;
-import io.ordinal.api.NamespaceLifecycle;
-import io.ordinal.api.WriteOptions;
 import io.ordinal.auth.Authorization;
 import io.ordinal.request.RequestAttributes;
 import io.ordinal.apimachinery.FieldError;
@@ -184,7 +182,8 @@ class GenericStoreTest {
   private static final class ConfigMapStrategy implements Strategy<ConfigMap> {
     @Override
     public Resource<ConfigMap> resource() {
-      return new Resource<>("", "v1", "ConfigMap", "configmaps", true, ConfigMap.class);
+      return new Resource<>(new ApiResources.Resource("", "v1", "configmaps", "configmap", "ConfigMap", true,
+          List.of("create", "get"), List.of(), List.of(), List.of()), ConfigMap.class);
     }
 
     @Override

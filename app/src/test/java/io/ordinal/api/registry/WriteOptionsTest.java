@@ -1,4 +1,4 @@
-package io.ordinal.api;
+package io.ordinal.api.registry;
 
 import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.apimachinery.ApiException;
