@@ -37,40 +37,16 @@ public class NamespaceService {
         tx, lifecycle, authorization);
   }
 
+  /** The store of namespaces, which the generic routes write through. */
+  public GenericStore<Namespace> store() {
+    return namespaces;
+  }
+
   /** default, those created through the API, and those that hold something. */
   public List<Namespace> list() {
     SortedSet<String> names = new TreeSet<>(List.of("default"));
     names.addAll(sets.namespacesInUse());
     store.listStored().forEach(n -> names.add(n.getMetadata().getName()));
     return names.stream().map(store::get).toList();
-  }
-
-  public Namespace get(String name) {
-    return namespaces.get("", name);
-  }
-
-  /** 409 when it exists already: stored, default, or holding something. */
-  public Namespace create(Namespace namespace, WriteOptions options) {
-    return namespaces.create("", namespace, options);
-  }
-
-  /** PUT or PATCH: labels and annotations change; an implicit namespace gets its row. */
-  public Namespace update(String name, Update<Namespace> update, WriteOptions options) {
-    return namespaces.update("", name, update, options);
-  }
-
-  public GenericStore.Applied<Namespace> apply(String name, Namespace config, WriteOptions options) {
-    return namespaces.apply("", name, config, options);
-  }
-
-  /**
-   * Deletes a namespace as upstream does: Terminating at once (deletionTimestamp set, status.phase
-   * Terminating, spec.finalizers still ["kubernetes"]), nothing new may be created in it
-   * ({@link NamespaceLifecycle}), and the namespace controller ({@link NamespaceDeleter}) deletes all
-   * it holds, then the namespace; an empty one is gone when this returns. Answers the namespace as it
-   * was marked.
-   */
-  public Namespace delete(String name, Deletion options) {
-    return namespaces.delete("", name, options);
   }
 }

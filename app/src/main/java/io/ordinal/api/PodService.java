@@ -76,34 +76,14 @@ public class PodService {
         authorization);
   }
 
-  /** A pod deleted gracefully; its set recreates it with the same identity and storage. Returns the pod as it is now. */
-  public Pod delete(String namespace, String name, Deletion options) {
-    return podStore.delete(namespace, name, options);
+  /** The store of pods, which the generic routes write through (metadata only: sets make pods). */
+  public GenericStore<Pod> pods() {
+    return podStore;
   }
 
-  /** DELETE on the collection of pods: each selected one as a DELETE of its own. */
-  public List<Pod> deleteAll(List<Pod> selected, Deletion options) {
-    return podStore.deleteCollection(selected, options);
-  }
-
-  /**
-   * PUT and PATCH of a pod: its labels, annotations and owners may change. Without a resourceVersion
-   * the write is unconditional (upstream allows that for pods) and retried against a racing write.
-   */
-  public Pod update(String namespace, String name, Update<Pod> update, WriteOptions options) {
-    return podStore.update(namespace, name, update, options);
-  }
-
-  public GenericStore.Applied<Pod> apply(String namespace, String name, Pod config, WriteOptions options) {
-    return podStore.apply(namespace, name, config, options);
-  }
-
-  /**
-   * Deletes a claim: at once when no pod uses it, else when its pods are gone (upstream's
-   * pvc-protection); its volume and data go with it. Returns the claim as it is now.
-   */
-  public PersistentVolumeClaim deleteClaim(String namespace, String name, Deletion options) {
-    return claimStore.delete(namespace, name, options);
+  /** The store of claims: a user may delete one. */
+  public GenericStore<PersistentVolumeClaim> claims() {
+    return claimStore;
   }
 
   /** A container's log: the text, or a stream that follows it while the pod lives. */

@@ -36,7 +36,7 @@ import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
 
-/** {@code /apis/apps/v1}: StatefulSets and their scale and status subresources. */
+/** The subresources of StatefulSets: status, scale, and Ordinal's rollout verbs. */
 @Controller("/apis/apps/v1")
 @ExecuteOn(TaskExecutors.BLOCKING)
 @Tag(name = "apps/v1")
@@ -45,92 +45,11 @@ public class StatefulSetApi {
   private static final String SET = SETS + "/{name}";
 
   private final StatefulSetService service;
-  private final RevisionStore revisions;
   private final RolloutService rollouts;
-  private final Watches watches;
-  private final Collection<StatefulSet> setCollection;
-  private final Collection<ControllerRevision> revisionCollection;
 
-  public StatefulSetApi(StatefulSetService service, RevisionStore revisions, RolloutService rollouts, Watches watches) {
+  public StatefulSetApi(StatefulSetService service, RolloutService rollouts) {
     this.service = service;
-    this.revisions = revisions;
     this.rollouts = rollouts;
-    this.watches = watches;
-    this.setCollection = new Collection<>("statefulsets", StatefulSet.class, "apps/v1", "StatefulSet", service::list);
-    this.revisionCollection = new Collection<>("controller_revisions", ControllerRevision.class, "apps/v1",
-        "ControllerRevision", revisions::list);
-  }
-
-  @Get(value = SETS, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List or watch the StatefulSets of a namespace (labelSelector, fieldSelector, limit, continue, watch)")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSetList.class)))
-  public HttpResponse<?> list(HttpRequest<?> request, String namespace) {
-    return setCollection.serve(request, namespace, watches);
-  }
-
-  @Get(value = "/statefulsets", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List or watch the StatefulSets of all namespaces")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSetList.class)))
-  public HttpResponse<?> listAll(HttpRequest<?> request) {
-    return setCollection.serve(request, null, watches);
-  }
-
-  @Post(value = SETS, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Create a StatefulSet")
-  @RequestBody(content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  public HttpResponse<String> create(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
-    StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
-    return KubeCodec.respond(request, 201, service.create(namespace, set, WriteOptions.of(request)));
-  }
-
-  @Get(value = SET, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Read a StatefulSet")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  public HttpResponse<String> get(HttpRequest<?> request, String namespace, String name) {
-    return setCollection.one(request, service.get(namespace, name));
-  }
-
-  @Put(value = SET, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Replace a StatefulSet (409 when metadata.resourceVersion is stale)")
-  @RequestBody(content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  public HttpResponse<String> replace(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    StatefulSet set = KubeCodec.read(request, body, StatefulSet.class);
-    return KubeCodec.ok(request, service.replace(namespace, name, set, WriteOptions.of(request)));
-  }
-
-  @Patch(value = SET, consumes = {KubeCodec.STRATEGIC_MERGE_PATCH, KubeCodec.MERGE_PATCH, KubeCodec.JSON_PATCH, KubeCodec.APPLY_PATCH}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Patch a StatefulSet with a strategic merge patch, a JSON merge patch or a JSON patch, or apply a configuration (server-side apply: fieldManager, force; creates the set if absent)")
-  @RequestBody(content = @Content(schema = @Schema(type = "object")))
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  @ApiResponse(responseCode = "201", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  public HttpResponse<String> patch(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    WriteOptions options = WriteOptions.ofPatch(request);
-    if (KubeCodec.mediaType(request).equals(KubeCodec.APPLY_PATCH)) {
-      StatefulSet config = KubeCodec.read(request, KubeCodec.YAML, body, StatefulSet.class);
-      var applied = service.apply(namespace, name, config, options);
-      return KubeCodec.respond(request, applied.created() ? 201 : 200, applied.object());
-    }
-    return KubeCodec.ok(request, service.patch(namespace, name, options,
-        current -> Patches.apply(request, body, current, StatefulSet.class)));
-  }
-
-  @Delete(value = SETS, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Delete the StatefulSets that labelSelector and fieldSelector select (deletecollection)")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSetList.class)))
-  public HttpResponse<String> deleteCollection(HttpRequest<?> request, String namespace, @Body @Nullable String body) {
-    var selected = setCollection.selection(ListOptions.of(request));
-    return KubeCodec.ok(request, new StatefulSetListBuilder().withApiVersion("apps/v1").withKind("StatefulSetList")
-        .withMetadata(new ListMeta())
-        .withItems(service.deleteAll(namespace, selected, Deletion.of(request, body))).build());
-  }
-
-  @Delete(value = SET, consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Delete a StatefulSet: its pods go highest ordinal first, its PVCs stay")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = StatefulSet.class)))
-  public HttpResponse<String> delete(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    return KubeCodec.ok(request, service.delete(namespace, name, Deletion.of(request, body)));
   }
 
   @Get(value = SET + "/status", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
@@ -226,41 +145,5 @@ public class StatefulSetApi {
   public HttpResponse<String> patchScale(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
     return KubeCodec.ok(request, service.patchScale(namespace, name,
         current -> Patches.apply(request, body, current, Scale.class), WriteOptions.ofPatch(request)));
-  }
-
-  @Get(value = "/namespaces/{namespace}/controllerrevisions", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List or watch ControllerRevisions")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevisionList.class)))
-  public HttpResponse<?> listRevisions(HttpRequest<?> request, String namespace) {
-    return revisionCollection.serve(request, namespace, watches);
-  }
-
-  @Delete(value = "/namespaces/{namespace}/controllerrevisions/{name}", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Delete a ControllerRevision; the set makes its update revision again if it needs it")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevision.class)))
-  public HttpResponse<String> deleteRevision(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
-    ControllerRevision revision = revisions.get(namespace, name)
-        .orElseThrow(() -> ApiException.notFound("controllerrevisions.apps", name));
-    Deletion deletion = Deletion.of(request, body);
-    deletion.check(revision, "controllerrevisions.apps");
-    if (!deletion.dryRun()) {
-      service.deleteRevision(namespace, name);
-    }
-    return KubeCodec.ok(request, revision);
-  }
-
-  @Get(value = "/controllerrevisions", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "List or watch the ControllerRevisions of all namespaces")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevisionList.class)))
-  public HttpResponse<?> listAllRevisions(HttpRequest<?> request) {
-    return revisionCollection.serve(request, null, watches);
-  }
-
-  @Get(value = "/namespaces/{namespace}/controllerrevisions/{name}", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
-  @Operation(summary = "Read a ControllerRevision")
-  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = ControllerRevision.class)))
-  public HttpResponse<String> getRevision(HttpRequest<?> request, String namespace, String name) {
-    return revisionCollection.one(request, revisions.get(namespace, name)
-        .orElseThrow(() -> ApiException.notFound("controllerrevisions.apps", name)));
   }
 }

@@ -64,6 +64,11 @@ public class StatefulSetService {
     this.statuses = new GenericStore<>(new StatefulSetStatusStrategy(), storage.status(), tx, lifecycle, authorization);
   }
 
+  /** The store of the main resource, which the generic routes write through. */
+  public GenericStore<StatefulSet> store() {
+    return sets;
+  }
+
   public List<StatefulSet> list(String namespace) {
     return store.listVisible(namespace);
   }
@@ -90,18 +95,8 @@ public class StatefulSetService {
     return sets.update(namespace, name, Update.patching(patch), options);
   }
 
-  /** Server-side apply: see {@link GenericStore#apply}. */
-  public GenericStore.Applied<StatefulSet> apply(String namespace, String name, StatefulSet config, WriteOptions options) {
-    return sets.apply(namespace, name, config, options);
-  }
-
   public StatefulSet delete(String namespace, String name, Deletion options) {
     return sets.delete(namespace, name, options);
-  }
-
-  /** DELETE on the collection: every set the selectors let through, each as a DELETE of its own. */
-  public List<StatefulSet> deleteAll(String namespace, Predicate<HasMetadata> selected, Deletion options) {
-    return sets.deleteCollection(list(namespace).stream().filter(selected).toList(), options);
   }
 
   /** PUT on /status: only the status changes (metadata and spec of the body are ignored, as upstream). */
@@ -111,16 +106,6 @@ public class StatefulSetService {
 
   public StatefulSet patchStatus(String namespace, String name, WriteOptions options, UnaryOperator<StatefulSet> patch) {
     return statuses.update(namespace, name, Update.patching(patch), options);
-  }
-
-  /** Deletes a revision and wakes its set, whose controller makes its update revision again if needed. */
-  public void deleteRevision(String namespace, String name) {
-    revisions.find(namespace, name).ifPresent(row -> tx.executeWrite(status -> {
-      revisions.delete(namespace, name);
-      store.get(namespace, row.setName()).ifPresent(set -> signals.queueSpecChange(
-          new SetKey(namespace, set.getMetadata().getName()), set.getMetadata().getGeneration()));
-      return null;
-    }));
   }
 
   public Scale scale(String namespace, String name) {

@@ -8,6 +8,7 @@ import io.ordinal.store.KubeJson;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,8 +21,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * schemathesis fuzzes every operation of {@code /openapi.yaml} against a real service: no response
- * may be a 5xx and every documented response must match its schema. CI runs a short pass
+ * schemathesis fuzzes every operation the service documents against a real service: the resources
+ * as {@code /openapi/v3} describes them (what kubectl and generated clients read), and the other
+ * routes (subresource verbs, tokens, reviews, health) as {@code /openapi.yaml} does. No response may
+ * be a 5xx and every documented response must match its schema. CI runs a short pass
  * ({@code ordinal.fuzz.examples} per operation, default 40); the figures go to
  * {@code app/target/benchmarks/api-fuzz.md}. The service runs the sim driver by default, so that
  * no fuzzed manifest starts a real process.
@@ -32,6 +35,9 @@ class ApiFuzzIT {
   static final String SEED = System.getProperty("ordinal.fuzz.seed", "20261122");
   /** CI: examples and random fuzzing; the long run adds the coverage and stateful phases. */
   static final String PHASES = System.getProperty("ordinal.fuzz.phases", "examples,fuzzing");
+  /** The resources' documents (one per group version, as kubectl reads them), then the other routes'. */
+  static final List<String> SCHEMAS = List.of("/openapi/v3/api/v1", "/openapi/v3/apis/apps/v1",
+      "/openapi/v3/apis/rbac.authorization.k8s.io/v1", "/openapi.yaml");
 
   @Test
   void fuzzedRequestsGetNoServerErrorAndMatchTheDocumentedSchemas() throws Exception {
@@ -43,38 +49,54 @@ class ApiFuzzIT {
       Path output = dir.resolve("api-fuzz.log");
       String base = service.url();
       Instant start = Instant.now();
-      Process fuzz = new ProcessBuilder(schemathesis, "run", base + "/openapi.yaml", "--url", base,
-          "--header", "Authorization: Bearer " + service.adminToken(), "--tls-verify", service.caCertificate().toString(),
-          "--checks", "not_a_server_error,response_schema_conformance",
-          "--max-examples", Integer.toString(EXAMPLES), "--seed", SEED, "--workers", "2", "--phases", PHASES,
-          "--suppress-health-check", "all", "--generation-database", "none",
-          "--report", "junit,har", "--report-junit-path", dir.resolve("api-fuzz-junit.xml").toString(),
-          "--report-har-path", dir.resolve("api-fuzz.har").toString())
-          .redirectErrorStream(true).redirectOutput(output.toFile())
-          .start();
-      boolean finished = fuzz.waitFor(20, TimeUnit.MINUTES);
-      if (!finished) {
-        fuzz.descendants().forEach(ProcessHandle::destroyForcibly);
-        fuzz.destroyForcibly();
+      Files.deleteIfExists(output);
+      List<Path> hars = new ArrayList<>();
+      boolean finished = true;
+      int exitCode = 0;
+      for (String schema : SCHEMAS) {
+        String name = schema.equals("/openapi.yaml") ? "routes" : schema.substring(schema.lastIndexOf("/v3/") + 4).replace('/', '-');
+        Path har = dir.resolve("api-fuzz-" + name + ".har");
+        hars.add(har);
+        Path part = dir.resolve("api-fuzz-" + name + ".log");
+        Process fuzz = new ProcessBuilder(schemathesis, "run", base + schema, "--url", base,
+            "--header", "Authorization: Bearer " + service.adminToken(), "--tls-verify", service.caCertificate().toString(),
+            "--checks", "not_a_server_error,response_schema_conformance",
+            "--max-examples", Integer.toString(EXAMPLES), "--seed", SEED, "--workers", "2", "--phases", PHASES,
+            "--suppress-health-check", "all", "--generation-database", "none",
+            "--report", "junit,har", "--report-junit-path", dir.resolve("api-fuzz-" + name + "-junit.xml").toString(),
+            "--report-har-path", har.toString())
+            .redirectErrorStream(true).redirectOutput(part.toFile())
+            .start();
+        boolean done = fuzz.waitFor(10, TimeUnit.MINUTES);
+        if (!done) {
+          fuzz.descendants().forEach(ProcessHandle::destroyForcibly);
+          fuzz.destroyForcibly();
+        }
+        Files.writeString(output, "### " + schema + "\n" + Files.readString(part), StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND);
+        finished &= done;
+        if (done && fuzz.exitValue() != 0 && exitCode == 0) {
+          exitCode = fuzz.exitValue();
+        }
       }
       String log = Files.readString(output);
       Duration took = Duration.between(start, Instant.now());
-      String cases = find(log, "Test cases:\\s*([^\\n]*)");
+      String cases = String.join("; ", findAll(log, "Test cases:\\s*([^\\n]*)"));
       String report = """
           # API fuzzing (schemathesis, phases %s, %s examples per operation, seed %s)
 
           - test cases: %s
           - checks: not_a_server_error, response_schema_conformance; exit code %s; %.0f s
-          - log: app/target/benchmarks/api-fuzz.log, JUnit: api-fuzz-junit.xml
+          - log: app/target/benchmarks/api-fuzz.log, JUnit: api-fuzz-*-junit.xml
 
           Reproduce: `./ordinal mvn verify -pl app -am -Dsurefire.skip=true -Dit.test=ApiFuzzIT \
           -Dordinal.fuzz.phases=examples,coverage,fuzzing,stateful -Dordinal.fuzz.examples=50`
-          """.formatted(PHASES, EXAMPLES, SEED, cases, finished ? fuzz.exitValue() : "timeout", took.toMillis() / 1000.0);
+          """.formatted(PHASES, EXAMPLES, SEED, cases, finished ? exitCode : "timeout", took.toMillis() / 1000.0);
       Files.writeString(dir.resolve("api-fuzz.md"), report);
       System.out.println(report);
       assertTrue(finished, "schemathesis did not finish:\n" + tail(log));
-      assertEquals(0, fuzz.exitValue(), "schemathesis found failures:\n" + tail(log));
-      assertEveryFuzzedWriteIsAuditedOnce(service, dir.resolve("api-fuzz.har"));
+      assertEquals(0, exitCode, "schemathesis found failures:\n" + tail(log));
+      assertEveryFuzzedWriteIsAuditedOnce(service, hars);
     }
   }
 
@@ -83,10 +105,14 @@ class ApiFuzzIT {
    * response's Audit-Id) is exactly one event in this service's audit log, and the log has no
    * successful write beyond them (nothing else writes to this service).
    */
-  static void assertEveryFuzzedWriteIsAuditedOnce(OrdinalService service, Path har) throws Exception {
+  static void assertEveryFuzzedWriteIsAuditedOnce(OrdinalService service, List<Path> hars) throws Exception {
     List<String> sent = new ArrayList<>();
     int requests = 0;
-    for (JsonNode entry : KubeJson.JSON.readTree(har.toFile()).at("/log/entries")) {
+    List<JsonNode> entries = new ArrayList<>();
+    for (Path har : hars) {
+      KubeJson.JSON.readTree(har.toFile()).at("/log/entries").forEach(entries::add);
+    }
+    for (JsonNode entry : entries) {
       requests++;
       URI url = URI.create(entry.at("/request/url").asText());
       var request = new AuditTrail.Sent(entry.at("/request/method").asText(), url.getRawPath(),
@@ -103,13 +129,17 @@ class ApiFuzzIT {
     }
     System.out.printf("audit: %d fuzzed requests, %d successful writes, each checked for exactly one audit event%n",
         requests, sent.size());
-    assertTrue(requests > 0, "the HAR report has no requests: " + har);
+    assertTrue(requests > 0, "the HAR reports have no requests: " + hars);
     AuditTrail.assertComplete(service.dataDir, sent, event -> true);
   }
 
-  static String find(String text, String regex) {
+  static List<String> findAll(String text, String regex) {
     Matcher m = Pattern.compile(regex).matcher(text);
-    return m.find() ? m.group(1).trim() : "(not reported)";
+    List<String> found = new ArrayList<>();
+    while (m.find()) {
+      found.add(m.group(1).trim());
+    }
+    return found.isEmpty() ? List.of("(not reported)") : found;
   }
 
   static String tail(String log) {

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventSource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectReference;
@@ -137,10 +138,16 @@ final class Printers {
       AGE),
       Printers::revision);
 
-  static final Printer<HasMetadata> ROLES = new Printer<>(List.of(
+  /** Upstream's default table convertor (rest.DefaultTableConvertor): kinds without a printer, such as roles. */
+  static final Printer<HasMetadata> DEFAULT = new Printer<>(List.of(
       NAME,
       new Column("Created At", "date", "", CREATED_DOC, 0)),
       Printers::role);
+
+  static final Printer<Namespace> NAMESPACES = new Printer<>(List.of(
+      NAME, column("Status", "The status of the namespace"), AGE),
+      (namespace, now) -> new Printed(name(namespace),
+          namespace.getStatus() == null ? "" : text(namespace.getStatus().getPhase()), age(namespace, now)));
 
   static final Printer<HasMetadata> ROLE_BINDINGS = new Printer<>(List.of(
       NAME,

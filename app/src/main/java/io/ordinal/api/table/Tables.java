@@ -2,14 +2,13 @@ package io.ordinal.api.table;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.ordinal.api.table.Printers.Printed;
 import io.ordinal.api.table.Printers.Printer;
@@ -72,8 +71,7 @@ public final class Tables {
       PersistentVolumeClaim.class, Printers.CLAIMS,
       Event.class, Printers.EVENTS,
       ControllerRevision.class, Printers.REVISIONS,
-      Role.class, Printers.ROLES,
-      ClusterRole.class, Printers.ROLES,
+      Namespace.class, Printers.NAMESPACES,
       RoleBinding.class, Printers.ROLE_BINDINGS,
       ClusterRoleBinding.class, Printers.ROLE_BINDINGS);
 
@@ -82,16 +80,13 @@ public final class Tables {
    * because an empty list still has columns). Ages are relative to {@code now}.
    *
    * @param metadata the list's resourceVersion and continue token, copied to the table
-   * @throws IllegalArgumentException for a kind without a printer, or an owner reference whose
+   * @throws IllegalArgumentException for an owner reference whose
    *     apiVersion is not a group version (upstream fails the request the same way)
    */
   public static <T extends HasMetadata> Table table(Class<T> kind, List<? extends T> objects, Instant now,
       IncludeObject include, Version version, ListMeta metadata) {
     @SuppressWarnings("unchecked")
-    Printer<T> printer = (Printer<T>) PRINTERS.get(kind);
-    if (printer == null) {
-      throw new IllegalArgumentException("no table printer for " + kind.getSimpleName());
-    }
+    Printer<T> printer = (Printer<T>) PRINTERS.getOrDefault(kind, Printers.DEFAULT);
     List<Row> rows = new ArrayList<>(objects.size());
     for (T object : objects) {
       Printed printed = printer.print().apply(object, now);

@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
@@ -364,11 +365,24 @@ class TablesTest {
     return names;
   }
 
+  /** Upstream's default table convertor: Name and Created At, for a kind without a printer of its own. */
   @Test
-  void onlyKnownKindsHavePrinters() {
-    var error = assertThrows(IllegalArgumentException.class,
-        () -> Tables.table(Secret.class, List.of(), NOW, IncludeObject.None, Version.V1, null));
-    assertEquals("no table printer for Secret", error.getMessage());
+  void aKindWithoutAPrinterGetsNameAndCreatedAt() {
+    Secret secret = new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata().withName("s")
+        .withCreationTimestamp("2026-01-02T03:04:05Z").endMetadata().build();
+    Table table = Tables.table(Secret.class, List.of(secret), NOW, IncludeObject.None, Version.V1, null);
+    assertEquals(List.of("Name", "Created At"), table.columnDefinitions().stream().map(Table.Column::name).toList());
+    assertEquals(List.of("s", "2026-01-02T03:04:05Z"), table.rows().getFirst().cells());
+  }
+
+  @Test
+  void namespacesPrintTheirPhase() {
+    Namespace namespace = new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName("n")
+        .withCreationTimestamp(NOW.minusSeconds(120).toString()).endMetadata().withNewStatus().withPhase("Terminating")
+        .endStatus().build();
+    Table table = Tables.table(Namespace.class, List.of(namespace), NOW, IncludeObject.None, Version.V1, null);
+    assertEquals(List.of("Name", "Status", "Age"), table.columnDefinitions().stream().map(Table.Column::name).toList());
+    assertEquals(List.of("n", "Terminating", "2m"), table.rows().getFirst().cells());
   }
 
   @Test
