@@ -3,7 +3,7 @@ package io.ordinal.api.core;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.Storage;
-import io.ordinal.api.statefulset.StatefulSetValidation;
+import io.ordinal.apimachinery.ObjectMetaValidation;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.NamespaceStore;
 import io.ordinal.store.StatefulSetStore;
@@ -27,7 +27,7 @@ public final class NamespaceStorage implements Storage<Namespace> {
 
   @Override
   public Optional<Namespace> get(String ignored, String name) {
-    if (name == null || !StatefulSetValidation.validateNamespace(name).isEmpty()) {
+    if (name == null || !ObjectMetaValidation.validateNamespace(name).isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(store.get(name));

@@ -6,7 +6,6 @@ import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
 import io.ordinal.apimachinery.FieldError;
-import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.store.NamespaceContents;
 import io.ordinal.store.NamespaceStore;
 import java.util.List;
@@ -39,12 +38,12 @@ public final class NamespaceStrategy implements Strategy<Namespace> {
 
   @Override
   public List<FieldError> validate(Namespace namespace) {
-    return StatefulSetValidation.validateNamespaceObject(namespace);
+    return NamespaceValidation.validate(namespace);
   }
 
   @Override
   public List<FieldError> validateUpdate(Namespace namespace, Namespace old) {
-    return StatefulSetValidation.validateNamespaceObject(namespace);
+    return NamespaceValidation.validate(namespace);
   }
 
   /**

@@ -7,7 +7,7 @@ import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.request.RequestAttributes;
-import io.ordinal.api.statefulset.StatefulSetValidation;
+import io.ordinal.apimachinery.ObjectMetaValidation;
 import io.ordinal.auth.Authorization;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.StoreException;
@@ -289,7 +289,7 @@ public final class GenericStore<T extends HasMetadata> {
   /** The body's apiVersion and kind are this resource's (filled in when absent), its namespace the URL's. */
   private void checkTypeAndScope(String namespace, T object) {
     if (resource.namespaced()) {
-      List<FieldError> errors = StatefulSetValidation.validateNamespace(namespace);
+      List<FieldError> errors = ObjectMetaValidation.validateNamespace(namespace);
       if (!errors.isEmpty()) {
         throw ApiException.invalid(resource.group(), resource.kind(), namespace, errors);
       }

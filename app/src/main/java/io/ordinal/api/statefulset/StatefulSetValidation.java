@@ -1,6 +1,7 @@
 package io.ordinal.api.statefulset;
 
 import io.ordinal.apimachinery.FieldError;
+import io.ordinal.apimachinery.ObjectMetaValidation;
 import static io.ordinal.kube.StatefulSetFields.nullSafe;
 
 import io.fabric8.kubernetes.api.model.Container;
@@ -27,7 +28,6 @@ import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.podsecurity.PodSecurity;
 import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.KubeJson;
-import io.ordinal.store.NamespaceStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -40,14 +40,10 @@ import java.util.regex.Pattern;
 /**
  * The apps/v1 validation rules for a StatefulSet ({@code ValidateStatefulSet},
  * {@code ValidateStatefulSetUpdate}), reporting every failure with its field path. Run on a
- * defaulted object. Pure: the known drivers are passed in.
+ * defaulted object. Pure: the known drivers are passed in. The rules for names, labels and annotations
+ * are {@link ObjectMetaValidation}'s.
  */
 public final class StatefulSetValidation {
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  private static final Pattern QUALIFIED_NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-  private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
   private static final Pattern PERCENT = Pattern.compile("[0-9]+%");
   private static final Pattern POSITIVE_SECONDS = Pattern.compile("0*[1-9][0-9]{0,8}");
   private static final Set<String> SELECTOR_OPERATORS = Set.of("In", "NotIn", "Exists", "DoesNotExist");
@@ -93,40 +89,6 @@ public final class StatefulSetValidation {
     return v.errors;
   }
 
-  /** Validates a namespace name as used in a path. */
-  public static List<FieldError> validateNamespace(String namespace) {
-    StatefulSetValidation v = new StatefulSetValidation(new Drivers(Set.of(), ""));
-    v.dnsLabel("metadata.namespace", namespace);
-    return v.errors;
-  }
-
-  /**
-   * Validates a namespace written through the API: its name, its labels and annotations, and the
-   * values of its Pod Security labels.
-   */
-  public static List<FieldError> validateNamespaceObject(io.fabric8.kubernetes.api.model.Namespace namespace) {
-    StatefulSetValidation v = new StatefulSetValidation(new Drivers(Set.of(), ""));
-    ObjectMeta meta = namespace.getMetadata();
-    if (meta == null || meta.getName() == null || meta.getName().isEmpty()) {
-      v.errors.add(FieldError.required("metadata.name", "name or generateName is required"));
-      return v.errors;
-    }
-    v.dnsLabel("metadata.name", meta.getName());
-    v.labels("metadata.labels", meta.getLabels());
-    if (meta.getAnnotations() != null) {
-      meta.getAnnotations().keySet().forEach(key -> v.qualifiedName("metadata.annotations", key));
-    }
-    String nameLabel = meta.getLabels() == null ? null : meta.getLabels().get(NamespaceStore.NAME_LABEL);
-    if (nameLabel != null && !nameLabel.equals(meta.getName())) {
-      v.errors.add(FieldError.invalid("metadata.labels[" + NamespaceStore.NAME_LABEL + "]", nameLabel,
-          "must be the namespace's name"));
-    }
-    for (PodSecurity.LabelError e : PodSecurity.validateLabels(meta.getLabels())) {
-      v.errors.add(FieldError.invalid(e.field(), e.value(), e.detail()));
-    }
-    return v.errors;
-  }
-
   /**
    * A pod written through the API (PUT or PATCH): upstream's {@code ValidatePodUpdate} for what Ordinal
    * lets change, its labels, annotations and owners (a pod's spec changes only by replacing the pod,
@@ -136,10 +98,7 @@ public final class StatefulSetValidation {
       io.fabric8.kubernetes.api.model.Pod old) {
     StatefulSetValidation v = new StatefulSetValidation(new Drivers(Set.of(), ""));
     ObjectMeta meta = pod.getMetadata();
-    v.labels("metadata.labels", meta.getLabels());
-    if (meta.getAnnotations() != null) {
-      meta.getAnnotations().keySet().forEach(key -> v.qualifiedName("metadata.annotations", key));
-    }
+    v.errors.addAll(ObjectMetaValidation.validateLabelsAndAnnotations(meta));
     List<io.fabric8.kubernetes.api.model.OwnerReference> owners =
         meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences();
     for (int i = 0; i < owners.size(); i++) {
@@ -195,9 +154,11 @@ public final class StatefulSetValidation {
     nonNegative("spec.minReadySeconds", spec.getMinReadySeconds());
     nonNegative("spec.revisionHistoryLimit", spec.getRevisionHistoryLimit());
     String name = set.getMetadata() == null ? null : set.getMetadata().getName();
-    if (name != null && spec.getReplicas() != null && spec.getReplicas() > 0 && DNS_SUBDOMAIN.matcher(name).matches()) {
+    // The format alone, not the length: a name too long for a subdomain still gets this error too.
+    if (name != null && spec.getReplicas() != null && spec.getReplicas() > 0
+        && ObjectMetaValidation.DNS1123_SUBDOMAIN.matcher(name).matches()) {
       String lastPod = name + "-" + (spec.getReplicas() - 1);
-      if (lastPod.length() > 63 || !DNS_LABEL.matcher(lastPod).matches()) {
+      if (!ObjectMetaValidation.isDns1123Label(lastPod)) {
         errors.add(FieldError.invalid("metadata.name", name,
             "pod name " + lastPod + " must be a valid DNS label (at most 63 characters, no dots)"));
       }
@@ -270,19 +231,14 @@ public final class StatefulSetValidation {
   private void validateMetadata(ObjectMeta meta) {
     if (meta == null || meta.getName() == null || meta.getName().isEmpty()) {
       errors.add(FieldError.required("metadata.name", "name is required"));
-    } else if (meta.getName().length() > 253 || !DNS_SUBDOMAIN.matcher(meta.getName()).matches()) {
-      errors.add(FieldError.invalid("metadata.name", meta.getName(),
-          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.',"
-              + " and must start and end with an alphanumeric character"));
+    } else {
+      dnsSubdomain("metadata.name", meta.getName());
     }
     if (meta == null) {
       return;
     }
-    labels("metadata.labels", meta.getLabels());
+    errors.addAll(ObjectMetaValidation.validateLabelsAndAnnotations(meta));
     if (meta.getAnnotations() != null) {
-      for (String key : meta.getAnnotations().keySet()) {
-        qualifiedName("metadata.annotations", key);
-      }
       String deadline = meta.getAnnotations().get(Labels.PROGRESS_DEADLINE_ANNOTATION);
       if (deadline != null && !POSITIVE_SECONDS.matcher(deadline.trim()).matches()) {
         errors.add(FieldError.invalid("metadata.annotations[" + Labels.PROGRESS_DEADLINE_ANNOTATION + "]", deadline,
@@ -643,7 +599,7 @@ public final class StatefulSetValidation {
           errors.add(FieldError.notSupported(portPath + ".protocol", port.getProtocol(), "SCTP", "TCP", "UDP"));
         }
         if (port.getName() != null && !port.getName().isEmpty()) {
-          if (port.getName().length() > 15 || !DNS_LABEL.matcher(port.getName()).matches()) {
+          if (port.getName().length() > 15 || !ObjectMetaValidation.isDns1123Label(port.getName())) {
             errors.add(FieldError.invalid(portPath + ".name", port.getName(), "must be no more than 15 characters, lower case alphanumeric or '-'"));
           } else if (!portNames.add(port.getName())) {
             errors.add(FieldError.duplicate(portPath + ".name", port.getName()));
@@ -716,57 +672,19 @@ public final class StatefulSetValidation {
   }
 
   private void labels(String path, Map<String, String> labels) {
-    if (labels == null) {
-      return;
-    }
-    labels.forEach((key, value) -> {
-      qualifiedName(path, key);
-      if (value == null || value.length() > 63 || !LABEL_VALUE.matcher(value).matches()) {
-        errors.add(FieldError.invalid(path, value,
-            "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.',"
-                + " and must start and end with an alphanumeric character (at most 63 characters)"));
-      }
-    });
+    errors.addAll(ObjectMetaValidation.validateLabels(path, labels));
   }
 
-  /** A label or annotation key: an optional DNS subdomain prefix and a name of at most 63 characters. */
   private void qualifiedName(String path, String key) {
-    if (key == null) {
-      errors.add(FieldError.required(path, "key is required"));
-      return;
-    }
-    String name = key;
-    int slash = key.indexOf('/');
-    if (slash >= 0) {
-      String prefix = key.substring(0, slash);
-      name = key.substring(slash + 1);
-      if (prefix.isEmpty() || prefix.length() > 253 || !DNS_SUBDOMAIN.matcher(prefix).matches()) {
-        errors.add(FieldError.invalid(path, key, "prefix part must be a lowercase RFC 1123 subdomain"));
-        return;
-      }
-    }
-    if (name.isEmpty() || name.length() > 63 || !QUALIFIED_NAME.matcher(name).matches()) {
-      errors.add(FieldError.invalid(path, key,
-          "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an"
-              + " alphanumeric character (at most 63 characters)"));
-    }
+    errors.addAll(ObjectMetaValidation.validateQualifiedName(path, key));
   }
 
   private void dnsLabel(String path, String value) {
-    if (value == null || value.isEmpty()) {
-      errors.add(FieldError.required(path, ""));
-    } else if (value.length() > 63 || !DNS_LABEL.matcher(value).matches()) {
-      errors.add(FieldError.invalid(path, value,
-          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start"
-              + " and end with an alphanumeric character (at most 63 characters)"));
-    }
+    errors.addAll(ObjectMetaValidation.validateDnsLabel(path, value));
   }
 
   private void dnsSubdomain(String path, String value) {
-    if (value.length() > 253 || !DNS_SUBDOMAIN.matcher(value).matches()) {
-      errors.add(FieldError.invalid(path, value, "a lowercase RFC 1123 subdomain must consist of lower case"
-          + " alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character"));
-    }
+    errors.addAll(ObjectMetaValidation.validateDnsSubdomain(path, value));
   }
 
   private void nonNegative(String path, Number value) {
