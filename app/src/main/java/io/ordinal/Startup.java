@@ -6,6 +6,8 @@ import io.ordinal.driver.DriverRegistry;
 import io.ordinal.node.ThisNode;
 import io.ordinal.nodeagent.NodeAgent;
 import io.ordinal.store.NodeStore;
+import io.ordinal.store.ObjectStore;
+import io.ordinal.store.ObjectTable;
 import io.ordinal.temporal.ControllerOutboxDrain;
 import io.ordinal.temporal.SetSignals;
 import io.ordinal.temporal.Workers;
@@ -15,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The service's start, once the HTTP server is up, in order: this node registered (and what was made
- * before nodes placed on it), the Temporal workers started, the drivers' pods re-adopted and the node
+ * before nodes placed on it), Secrets sealed with a key rotated out sealed again, the Temporal workers started, the drivers' pods re-adopted and the node
  * agent watching them, the controllers' outbox drained, and every set's controller nudged so that
  * work a crash interrupted resumes.
  */
@@ -29,10 +31,12 @@ public class Startup implements ApplicationEventListener<ServerStartupEvent> {
   private final ThisNode node;
   private final NodeStore nodes;
   private final NodeAgent agent;
+  private final ObjectStore objects;
   private volatile boolean started;
 
   public Startup(Workers workers, DriverRegistry drivers, SetSignals signals, ControllerOutboxDrain outbox, ThisNode node,
-      NodeStore nodes, NodeAgent agent) {
+      NodeStore nodes, NodeAgent agent, ObjectStore objects) {
+    this.objects = objects;
     this.workers = workers;
     this.drivers = drivers;
     this.signals = signals;
@@ -48,6 +52,10 @@ public class Startup implements ApplicationEventListener<ServerStartupEvent> {
     workers.registerSearchAttributes();
     nodes.register(node.name(), event.getSource().getURL().toString());
     int adopted = nodes.adoptUnplaced(node.name(), drivers.nodeBoundDrivers(), drivers.defaultDriver());
+    int resealed = objects.reseal(ObjectTable.SECRETS);
+    if (resealed > 0) {
+      log.info("sealed {} Secrets again with the encryption key file's first key", resealed);
+    }
     if (adopted > 0) {
       log.info("placed {} sets, pods and claims made before nodes existed on node {}", adopted, node.name());
     }

@@ -10,17 +10,20 @@ import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.discovery.ApiResources;
-import io.ordinal.api.rbac.RbacStorage;
+import io.ordinal.api.core.ConfigStrategies;
 import io.ordinal.api.rbac.RbacStrategy;
 import io.ordinal.api.registry.GenericStore;
 import io.ordinal.api.registry.NamespaceLifecycle;
+import io.ordinal.api.registry.ObjectStorage;
+import io.ordinal.api.registry.Strategy;
 import io.ordinal.api.statefulset.RevisionStorage;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.auth.Authorization;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.store.EventRecorder;
+import io.ordinal.store.ObjectStore;
 import io.ordinal.store.PodStore;
-import io.ordinal.store.RbacStore;
+import io.ordinal.store.ObjectTable;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.temporal.SetSignals;
@@ -44,7 +47,7 @@ public class ServedResources {
   private final Map<String, ServedResource<?>> served = new LinkedHashMap<>();
 
   public ServedResources(StatefulSetService sets, PodService podService, NamespaceService namespaces, PodStore pods,
-      EventRecorder events, RevisionStore revisions, StatefulSetStore setStore, SetSignals signals, Rbac rbac,
+      EventRecorder events, RevisionStore revisions, StatefulSetStore setStore, SetSignals signals, Rbac rbac, ObjectStore objects,
       TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle, Authorization authorization) {
     add(ServedResource.written(sets.store(),
         new Collection<>("statefulsets", StatefulSet.class, "apps/v1", "StatefulSet", sets::list)));
@@ -64,9 +67,13 @@ public class ServedResources {
         podService::endpoints));
     add(ServedResource.written(namespaces.store(),
         new Collection<>("namespaces", Namespace.class, "v1", "Namespace", namespace -> namespaces.list())));
-    for (RbacStore.Kind kind : RbacStore.Kind.values()) {
-      add(rbacResource(kind, rbac, tx, lifecycle, authorization));
+    for (ObjectTable kind : ObjectTable.RBAC) {
+      add(rbacResource(kind, objects, rbac, tx, lifecycle, authorization));
     }
+    add(objectResource(ConfigStrategies.configMaps(), ObjectTable.CONFIG_MAPS, objects, tx, lifecycle, authorization));
+    add(objectResource(ConfigStrategies.secrets(), ObjectTable.SECRETS, objects, tx, lifecycle, authorization));
+    add(objectResource(ConfigStrategies.serviceAccounts(), ObjectTable.SERVICE_ACCOUNTS, objects, tx, lifecycle,
+        authorization));
     check();
   }
 
@@ -75,13 +82,22 @@ public class ServedResources {
     return Optional.ofNullable(served.get(key(group, version, plural)));
   }
 
-  private static <T extends HasMetadata> ServedResource<T> rbacResource(RbacStore.Kind kind, Rbac rbac,
+  /** A kind kept whole in its table, with a strategy of its own. */
+  private static <T extends HasMetadata> ServedResource<T> objectResource(Strategy<T> strategy, ObjectTable table,
+      ObjectStore objects, TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle, Authorization authorization) {
+    Class<T> type = strategy.resource().type();
+    var store = new GenericStore<>(strategy, new ObjectStorage<>(objects, table, type), tx, lifecycle, authorization);
+    return ServedResource.written(store, new Collection<>(table.table(), type, store.resource().apiVersion(),
+        table.kind(), namespace -> objects.list(table, type, namespace)));
+  }
+
+  private static <T extends HasMetadata> ServedResource<T> rbacResource(ObjectTable kind, ObjectStore objects, Rbac rbac,
       TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle, Authorization authorization) {
     @SuppressWarnings("unchecked")
-    Class<T> type = (Class<T>) kind.type;
-    var store = new GenericStore<>(new RbacStrategy<>(kind, type, rbac), new RbacStorage<>(kind, type, rbac), tx, lifecycle,
-        authorization);
-    var collection = new Collection<>(kind.table, type, store.resource().apiVersion(), kind.kind,
+    Class<T> type = (Class<T>) kind.type();
+    var store = new GenericStore<>(new RbacStrategy<>(kind, type, rbac), new ObjectStorage<>(objects, kind, type, rbac::written),
+        tx, lifecycle, authorization);
+    var collection = new Collection<>(kind.table(), type, store.resource().apiVersion(), kind.kind(),
         namespace -> rbac.list(kind, type, namespace));
     // Upstream answers the deletion of an RBAC object with a Status.
     return new ServedResource<>(store.resource().description(), collection, store::get, store, true);

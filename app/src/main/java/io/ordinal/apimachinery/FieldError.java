@@ -4,7 +4,7 @@ package io.ordinal.apimachinery;
  * One validation failure, in the shape of a Kubernetes {@code StatusCause}.
  *
  * @param reason {@code FieldValueInvalid}, {@code FieldValueRequired}, {@code FieldValueNotSupported},
- *     {@code FieldValueDuplicate}, {@code FieldValueForbidden} or {@code FieldValueNotFound}
+ *     {@code FieldValueDuplicate}, {@code FieldValueForbidden}, {@code FieldValueTooLong} or {@code FieldValueNotFound}
  * @param field the field path, e.g. {@code spec.template.spec.containers[0].name}
  */
 public record FieldError(String reason, String field, String message) {
@@ -28,6 +28,11 @@ public record FieldError(String reason, String field, String message) {
 
   public static FieldError forbidden(String field, String detail) {
     return new FieldError("FieldValueForbidden", field, "Forbidden: " + detail);
+  }
+
+  /** Upstream's TooLong: the value itself is not repeated (it may be a Secret's data). */
+  public static FieldError tooLong(String field, int maxBytes) {
+    return new FieldError("FieldValueTooLong", field, "Too long: may not be more than " + maxBytes + " bytes");
   }
 
   public static FieldError notFound(String field, Object value) {

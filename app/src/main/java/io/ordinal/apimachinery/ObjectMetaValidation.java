@@ -41,6 +41,26 @@ public final class ObjectMetaValidation {
     return validateDnsLabel("metadata.namespace", namespace);
   }
 
+  /**
+   * Upstream's ValidateObjectMeta for a kind whose names are DNS subdomains (ConfigMaps, Secrets,
+   * ServiceAccounts): a name, then labels and annotations.
+   */
+  public static List<FieldError> validateObjectMeta(ObjectMeta meta) {
+    List<FieldError> errors = new ArrayList<>();
+    String name = meta == null ? null : meta.getName();
+    if (name == null || name.isEmpty()) {
+      errors.add(FieldError.required("metadata.name", "name or generateName is required"));
+    } else if (name.length() > 253) {
+      errors.add(FieldError.invalid("metadata.name", name, "must be no more than 253 characters"));
+    } else {
+      errors.addAll(validateDnsSubdomain("metadata.name", name));
+    }
+    if (meta != null) {
+      errors.addAll(validateLabelsAndAnnotations(meta));
+    }
+    return errors;
+  }
+
   /** The labels at {@code metadata.labels}, then the annotation keys at {@code metadata.annotations}. */
   public static List<FieldError> validateLabelsAndAnnotations(ObjectMeta meta) {
     List<FieldError> errors = new ArrayList<>(validateLabels("metadata.labels", meta.getLabels()));

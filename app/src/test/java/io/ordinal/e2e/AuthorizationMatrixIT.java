@@ -34,7 +34,8 @@ class AuthorizationMatrixIT {
   private static boolean viewAllows(RequestAttributes r) {
     String what = r.apiGroup() + "/" + r.resourcePath();
     return switch (what) {
-      case "/pods", "/pods/log", "/persistentvolumeclaims", "/events", "/endpoints", "/namespaces",
+      case "/pods", "/pods/log", "/persistentvolumeclaims", "/events", "/endpoints", "/namespaces", "/configmaps",
+          "/serviceaccounts", "/services",
           "apps/statefulsets", "apps/statefulsets/scale", "apps/statefulsets/status", "apps/controllerrevisions",
           "events.k8s.io/events" -> READ.contains(r.verb());
       case "apps/statefulsets/rollout" -> r.verb().equals("get");
@@ -42,13 +43,16 @@ class AuthorizationMatrixIT {
     };
   }
 
-  /** edit: view, and writing the workload (not its status), its pods, claims and events, exec and the rollout actions. */
+  /**
+   * edit: view, and writing the workload (not its status), its pods, claims, events, ConfigMaps,
+   * Secrets, Services and ServiceAccounts, exec, the rollout actions, and reading Secrets.
+   */
   private static boolean editAllows(RequestAttributes r) {
     String what = r.apiGroup() + "/" + r.resourcePath();
     boolean writes = switch (what) {
-      case "/pods", "/persistentvolumeclaims", "/events", "apps/statefulsets", "apps/statefulsets/scale" ->
-          WRITE.contains(r.verb());
-      case "/pods/exec" -> WRITE.contains(r.verb()) || READ.contains(r.verb());
+      case "/pods", "/persistentvolumeclaims", "/events", "/configmaps", "/serviceaccounts", "/services",
+          "apps/statefulsets", "apps/statefulsets/scale" -> WRITE.contains(r.verb());
+      case "/pods/exec", "/secrets" -> WRITE.contains(r.verb()) || READ.contains(r.verb());
       case "apps/statefulsets/rollout" -> Set.of("pause", "resume", "restart", "undo").contains(r.verb());
       default -> false;
     };

@@ -291,7 +291,8 @@ final class OrdinalService implements AutoCloseable {
   Map<String, String> sharedInfrastructure() throws IOException {
     return Map.of("TEMPORAL_ADDRESS", "127.0.0.1:" + temporalPort,
         "ORDINAL_DB_URL", jdbcUrl("ordinal"), "ORDINAL_DB_USER", "ordinal",
-        "ORDINAL_DB_PASSWORD", databasePassword("ordinal"));
+        "ORDINAL_DB_PASSWORD", databasePassword("ordinal"),
+        "ORDINAL_ENCRYPTION_KEY_FILE", dataDir.resolve("encryption").resolve("keys").toString());
   }
 
   /** The embedded PostgreSQL's port: line 4 of its postmaster.pid. */

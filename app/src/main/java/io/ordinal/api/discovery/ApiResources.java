@@ -53,10 +53,20 @@ public final class ApiResources {
   public static final Resource NAMESPACES = new Resource("", "v1", "namespaces", "namespace", "Namespace", false,
       List.of("create", "delete", "get", "list", "patch", "update"), List.of("ns"), List.of(), List.of());
 
-  public static final Group CORE = new Group("", "v1", List.of(PODS, CLAIMS, EVENTS, ENDPOINTS, NAMESPACES));
+  private static final List<String> ALL_VERBS = List.of("create", "delete", "deletecollection", "get", "list", "patch",
+      "update", "watch");
+  public static final Resource CONFIG_MAPS = new Resource("", "v1", "configmaps", "configmap", "ConfigMap", true,
+      ALL_VERBS, List.of("cm"), List.of(), List.of());
+  public static final Resource SECRETS = new Resource("", "v1", "secrets", "secret", "Secret", true, ALL_VERBS,
+      List.of(), List.of(), List.of());
+  public static final Resource SERVICE_ACCOUNTS = new Resource("", "v1", "serviceaccounts", "serviceaccount",
+      "ServiceAccount", true, ALL_VERBS, List.of("sa"), List.of(), List.of());
+
+  public static final Group CORE = new Group("", "v1", List.of(PODS, CLAIMS, EVENTS, ENDPOINTS, NAMESPACES, CONFIG_MAPS,
+      SECRETS, SERVICE_ACCOUNTS));
 
   public static final Resource STATEFULSETS = new Resource("apps", "v1", "statefulsets", "statefulset", "StatefulSet", true,
-      List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"),
+      ALL_VERBS,
       List.of("sts"), List.of("all"),
       List.of(new Subresource("scale", "autoscaling", "v1", "Scale", List.of("get", "patch", "update")),
           new Subresource("status", "apps", "v1", "StatefulSet", List.of("get", "patch", "update"))));

@@ -11,7 +11,7 @@ import io.ordinal.auth.rbac.Escalation;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.auth.rbac.RbacValidation;
 import io.ordinal.store.KubeJson;
-import io.ordinal.store.RbacStore.Kind;
+import io.ordinal.store.ObjectTable;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -25,14 +25,14 @@ public final class RbacStrategy<T extends HasMetadata> implements Strategy<T> {
   private final Resource<T> resource;
   private final Rbac rbac;
 
-  public RbacStrategy(Kind kind, Class<T> type, Rbac rbac) {
+  public RbacStrategy(ObjectTable kind, Class<T> type, Rbac rbac) {
     this.resource = new Resource<>(ApiResources.RBAC.resource(resourceOf(kind)).orElseThrow(), type);
     this.rbac = rbac;
   }
 
   /** The plural resource name of a kind: "roles", "clusterrolebindings". */
-  public static String resourceOf(Kind kind) {
-    return kind.kind.toLowerCase(Locale.ROOT) + "s";
+  public static String resourceOf(ObjectTable kind) {
+    return kind.kind().toLowerCase(Locale.ROOT) + "s";
   }
 
   @Override

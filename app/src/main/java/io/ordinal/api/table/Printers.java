@@ -7,8 +7,11 @@ import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventSource;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectReference;
@@ -137,6 +140,29 @@ final class Printers {
       column("Revision", "Revision indicates the revision of the state represented by Data."),
       AGE),
       Printers::revision);
+
+  static final Printer<ConfigMap> CONFIG_MAPS = new Printer<>(List.of(
+      NAME, column("Data", "Data contains the configuration data. Each key must consist of alphanumeric characters,"
+          + " '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in"
+          + " Data must not overlap with the keys in the BinaryData field, this is enforced during validation process."),
+      AGE),
+      (map, now) -> new Printed(name(map), (long) (size(map.getData()) + size(map.getBinaryData())), age(map, now)));
+
+  static final Printer<Secret> SECRETS = new Printer<>(List.of(
+      NAME, column("Type", "Used to facilitate programmatic handling of secret data. More info:"
+          + " https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"),
+      column("Data", "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or"
+          + " '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary"
+          + " (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4"),
+      AGE),
+      (secret, now) -> new Printed(name(secret), text(secret.getType()), (long) size(secret.getData()), age(secret, now)));
+
+  static final Printer<ServiceAccount> SERVICE_ACCOUNTS = new Printer<>(List.of(
+      NAME, column("Secrets", "Secrets is a list of the secrets in the same namespace that pods running using this"
+          + " ServiceAccount are allowed to use."),
+      AGE),
+      (account, now) -> new Printed(name(account), (long) (account.getSecrets() == null ? 0 : account.getSecrets().size()),
+          age(account, now)));
 
   /** Upstream's default table convertor (rest.DefaultTableConvertor): kinds without a printer, such as roles. */
   static final Printer<HasMetadata> DEFAULT = new Printer<>(List.of(
@@ -494,6 +520,10 @@ final class Printers {
 
   static String age(HasMetadata object, Instant now) {
     return HumanDuration.since(object.getMetadata() == null ? null : parse(object.getMetadata().getCreationTimestamp()), now);
+  }
+
+  private static int size(Map<?, ?> map) {
+    return map == null ? 0 : map.size();
   }
 
   private static String name(HasMetadata object) {

@@ -1,8 +1,11 @@
 package io.ordinal.api.table;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -65,15 +68,18 @@ public final class Tables {
     }
   }
 
-  private static final Map<Class<?>, Printer<?>> PRINTERS = Map.of(
-      StatefulSet.class, Printers.STATEFUL_SETS,
-      Pod.class, Printers.PODS,
-      PersistentVolumeClaim.class, Printers.CLAIMS,
-      Event.class, Printers.EVENTS,
-      ControllerRevision.class, Printers.REVISIONS,
-      Namespace.class, Printers.NAMESPACES,
-      RoleBinding.class, Printers.ROLE_BINDINGS,
-      ClusterRoleBinding.class, Printers.ROLE_BINDINGS);
+  private static final Map<Class<?>, Printer<?>> PRINTERS = Map.ofEntries(
+      Map.entry(StatefulSet.class, Printers.STATEFUL_SETS),
+      Map.entry(Pod.class, Printers.PODS),
+      Map.entry(PersistentVolumeClaim.class, Printers.CLAIMS),
+      Map.entry(Event.class, Printers.EVENTS),
+      Map.entry(ControllerRevision.class, Printers.REVISIONS),
+      Map.entry(Namespace.class, Printers.NAMESPACES),
+      Map.entry(ConfigMap.class, Printers.CONFIG_MAPS),
+      Map.entry(Secret.class, Printers.SECRETS),
+      Map.entry(ServiceAccount.class, Printers.SERVICE_ACCOUNTS),
+      Map.entry(RoleBinding.class, Printers.ROLE_BINDINGS),
+      Map.entry(ClusterRoleBinding.class, Printers.ROLE_BINDINGS));
 
   /**
    * The table of {@code objects}, all of {@code kind} (a list or a single object; a kind is given

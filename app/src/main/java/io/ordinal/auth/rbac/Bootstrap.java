@@ -63,14 +63,17 @@ public final class Bootstrap {
     roles.add(role("system:aggregate-to-admin", Map.of(AGGREGATE_TO + "admin", "true"), null,
         rule(READ_WRITE, List.of("rbac.authorization.k8s.io"), List.of("rolebindings", "roles"), List.of(), List.of())));
     roles.add(role("system:aggregate-to-edit", Map.of(AGGREGATE_TO + "edit", "true"), null,
-        rule(READ, List.of(""), List.of("pods/exec"), List.of(), List.of()),
+        // Secrets are read by edit, not view, as upstream: they are what escalates.
+        rule(READ, List.of(""), List.of("pods/exec", "secrets"), List.of(), List.of()),
         rule(WRITE, List.of(""), List.of("pods", "pods/exec"), List.of(), List.of()),
-        rule(WRITE, List.of(""), List.of("persistentvolumeclaims"), List.of(), List.of()),
+        rule(WRITE, List.of(""), List.of("serviceaccounts", "services", "persistentvolumeclaims", "configmaps", "secrets"),
+            List.of(), List.of()),
         rule(WRITE, List.of("", "events.k8s.io"), List.of("events"), List.of(), List.of()),
         rule(WRITE, List.of("apps"), List.of("statefulsets", "statefulsets/scale"), List.of(), List.of()),
         rule(ROLLOUT_ACTIONS, List.of("apps"), List.of("statefulsets/rollout"), List.of(), List.of())));
     roles.add(role("system:aggregate-to-view", Map.of(AGGREGATE_TO + "view", "true"), null,
-        rule(READ, List.of(""), List.of("endpoints", "persistentvolumeclaims", "pods", "pods/log"), List.of(), List.of()),
+        rule(READ, List.of(""), List.of("configmaps", "endpoints", "persistentvolumeclaims", "pods", "pods/log",
+            "serviceaccounts", "services"), List.of(), List.of()),
         rule(READ, List.of(""), List.of("namespaces"), List.of(), List.of()),
         rule(READ, List.of("", "events.k8s.io"), List.of("events"), List.of(), List.of()),
         rule(READ, List.of("apps"), List.of("controllerrevisions", "statefulsets", "statefulsets/scale",

@@ -11,8 +11,8 @@ import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
 import io.micronaut.scheduling.annotation.Scheduled;
 import io.ordinal.apimachinery.ChangeFeed;
-import io.ordinal.store.RbacStore;
-import io.ordinal.store.RbacStore.Kind;
+import io.ordinal.store.ObjectStore;
+import io.ordinal.store.ObjectTable;
 import io.ordinal.store.StoreException;
 import io.ordinal.store.WatchLog;
 import jakarta.inject.Singleton;
@@ -40,14 +40,14 @@ import org.slf4j.LoggerFactory;
 public class Rbac {
   private static final Logger log = LoggerFactory.getLogger(Rbac.class);
 
-  private final RbacStore store;
+  private final ObjectStore store;
   private final ChangeFeed feed;
   private volatile Policy policy = Policy.EMPTY;
   private final ExecutorService refresher = Executors.newSingleThreadExecutor(
       Thread.ofPlatform().daemon().name("rbac-refresh").factory());
   private final AtomicBoolean refreshQueued = new AtomicBoolean();
 
-  public Rbac(RbacStore store, ChangeFeed feed) {
+  public Rbac(ObjectStore store, ChangeFeed feed) {
     this.store = store;
     this.feed = feed;
   }
@@ -60,7 +60,7 @@ public class Rbac {
     feed.subscribe(new ChangeFeed.Subscriber() {
       @Override
       public void changed(List<WatchLog.Change> changes) {
-        if (changes.stream().anyMatch(c -> Kind.ofTable(c.resource()).isPresent())) {
+        if (changes.stream().anyMatch(c -> ObjectTable.ofTable(c.resource()).filter(ObjectTable.RBAC::contains).isPresent())) {
           refreshSoon();
         }
       }
@@ -82,9 +82,9 @@ public class Rbac {
 
   /** Reads every RBAC object again (four queries) and swaps the snapshot. */
   public synchronized void refresh() {
-    policy = new Policy(store.list(Kind.CLUSTER_ROLE, ClusterRole.class, null), store.list(Kind.ROLE, Role.class, null),
-        store.list(Kind.CLUSTER_ROLE_BINDING, ClusterRoleBinding.class, null),
-        store.list(Kind.ROLE_BINDING, RoleBinding.class, null));
+    policy = new Policy(store.list(ObjectTable.CLUSTER_ROLES, ClusterRole.class, null), store.list(ObjectTable.ROLES, Role.class, null),
+        store.list(ObjectTable.CLUSTER_ROLE_BINDINGS, ClusterRoleBinding.class, null),
+        store.list(ObjectTable.ROLE_BINDINGS, RoleBinding.class, null));
   }
 
   /** Off the feed's thread, and once for a burst of changes. */
@@ -101,33 +101,17 @@ public class Rbac {
     }
   }
 
-  public <T extends HasMetadata> T create(Kind kind, T object) {
-    T created = store.create(kind, object, Instant.now());
-    written(kind);
-    return created;
-  }
-
-  public <T extends HasMetadata> T update(Kind kind, T object, long expected) {
-    T updated = store.update(kind, object, expected);
-    written(kind);
-    return updated;
-  }
-
-  public void delete(Kind kind, String namespace, String name, long expected) {
-    store.delete(kind, namespace, name, expected);
-    written(kind);
-  }
-
-  public <T extends HasMetadata> List<T> list(Kind kind, Class<T> type, String namespace) {
+  public <T extends HasMetadata> List<T> list(ObjectTable kind, Class<T> type, String namespace) {
     return store.list(kind, type, namespace);
   }
 
-  public <T extends HasMetadata> Optional<T> find(Kind kind, Class<T> type, String namespace, String name) {
+  public <T extends HasMetadata> Optional<T> find(ObjectTable kind, Class<T> type, String namespace, String name) {
     return store.find(kind, type, namespace, name);
   }
 
-  private void written(Kind kind) {
-    if (kind == Kind.CLUSTER_ROLE) {
+  /** After a write of an RBAC object: ClusterRoles aggregated again, the policy renewed. */
+  public void written(ObjectTable kind) {
+    if (kind == ObjectTable.CLUSTER_ROLES) {
       aggregate();
     }
     refresh();
@@ -136,14 +120,14 @@ public class Rbac {
   /** Rewrites the rules of aggregated ClusterRoles that no longer match their members. */
   synchronized void aggregate() {
     for (int attempt = 0; attempt < 3; attempt++) {
-      List<ClusterRole> roles = store.list(Kind.CLUSTER_ROLE, ClusterRole.class, null);
+      List<ClusterRole> roles = store.list(ObjectTable.CLUSTER_ROLES, ClusterRole.class, null);
       Map<String, List<PolicyRule>> changes = Aggregation.changes(roles);
       try {
         for (ClusterRole role : roles) {
           List<PolicyRule> rules = changes.get(role.getMetadata().getName());
           if (rules != null) {
             role.setRules(new ArrayList<>(rules));
-            store.update(Kind.CLUSTER_ROLE, role, Long.parseLong(role.getMetadata().getResourceVersion()));
+            store.update(ObjectTable.CLUSTER_ROLES, role, Long.parseLong(role.getMetadata().getResourceVersion()));
           }
         }
         return;
@@ -160,10 +144,10 @@ public class Rbac {
   private void reconcileDefaults(Instant now) {
     for (ClusterRole wanted : Bootstrap.clusterRoles()) {
       String name = wanted.getMetadata().getName();
-      var existing = store.find(Kind.CLUSTER_ROLE, ClusterRole.class, "", name);
+      var existing = store.find(ObjectTable.CLUSTER_ROLES, ClusterRole.class, "", name);
       try {
         if (existing.isEmpty()) {
-          store.create(Kind.CLUSTER_ROLE, wanted, now);
+          store.create(ObjectTable.CLUSTER_ROLES, wanted, now);
         } else if (autoupdate(existing.get())) {
           ClusterRole role = existing.get();
           boolean changed = mergeMetadata(role, wanted);
@@ -182,7 +166,7 @@ public class Rbac {
             role.setRules(rules);
           }
           if (changed) {
-            store.update(Kind.CLUSTER_ROLE, role, Long.parseLong(role.getMetadata().getResourceVersion()));
+            store.update(ObjectTable.CLUSTER_ROLES, role, Long.parseLong(role.getMetadata().getResourceVersion()));
           }
         }
       } catch (StoreException e) {
@@ -191,10 +175,10 @@ public class Rbac {
     }
     for (ClusterRoleBinding wanted : Bootstrap.clusterRoleBindings()) {
       String name = wanted.getMetadata().getName();
-      var existing = store.find(Kind.CLUSTER_ROLE_BINDING, ClusterRoleBinding.class, "", name);
+      var existing = store.find(ObjectTable.CLUSTER_ROLE_BINDINGS, ClusterRoleBinding.class, "", name);
       try {
         if (existing.isEmpty()) {
-          store.create(Kind.CLUSTER_ROLE_BINDING, wanted, now);
+          store.create(ObjectTable.CLUSTER_ROLE_BINDINGS, wanted, now);
         } else if (autoupdate(existing.get())) {
           ClusterRoleBinding binding = existing.get();
           boolean changed = mergeMetadata(binding, wanted);
@@ -208,11 +192,11 @@ public class Rbac {
           binding.setSubjects(subjects);
           if (!Objects.equals(binding.getRoleRef(), wanted.getRoleRef())) {
             // A roleRef cannot change: upstream deletes the binding and creates it again.
-            store.delete(Kind.CLUSTER_ROLE_BINDING, "", name, Long.parseLong(binding.getMetadata().getResourceVersion()));
+            store.delete(ObjectTable.CLUSTER_ROLE_BINDINGS, "", name, Long.parseLong(binding.getMetadata().getResourceVersion()));
             binding.setRoleRef(wanted.getRoleRef());
-            store.create(Kind.CLUSTER_ROLE_BINDING, binding, now);
+            store.create(ObjectTable.CLUSTER_ROLE_BINDINGS, binding, now);
           } else if (changed) {
-            store.update(Kind.CLUSTER_ROLE_BINDING, binding, Long.parseLong(binding.getMetadata().getResourceVersion()));
+            store.update(ObjectTable.CLUSTER_ROLE_BINDINGS, binding, Long.parseLong(binding.getMetadata().getResourceVersion()));
           }
         }
       } catch (StoreException e) {

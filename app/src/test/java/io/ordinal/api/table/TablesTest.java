@@ -21,8 +21,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.LimitRange;
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -368,9 +368,9 @@ class TablesTest {
   /** Upstream's default table convertor: Name and Created At, for a kind without a printer of its own. */
   @Test
   void aKindWithoutAPrinterGetsNameAndCreatedAt() {
-    Secret secret = new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata().withName("s")
+    LimitRange range = new io.fabric8.kubernetes.api.model.LimitRangeBuilder().withNewMetadata().withName("s")
         .withCreationTimestamp("2026-01-02T03:04:05Z").endMetadata().build();
-    Table table = Tables.table(Secret.class, List.of(secret), NOW, IncludeObject.None, Version.V1, null);
+    Table table = Tables.table(LimitRange.class, List.of(range), NOW, IncludeObject.None, Version.V1, null);
     assertEquals(List.of("Name", "Created At"), table.columnDefinitions().stream().map(Table.Column::name).toList());
     assertEquals(List.of("s", "2026-01-02T03:04:05Z"), table.rows().getFirst().cells());
   }

@@ -2,10 +2,6 @@ package io.ordinal.store;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
-import io.fabric8.kubernetes.api.model.rbac.Role;
-import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.micronaut.data.exceptions.DataAccessException;
 import io.micronaut.jdbc.DataSourceResolver;
 import jakarta.inject.Singleton;
@@ -23,53 +19,28 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * The RBAC objects (V6__rbac.sql): one table per kind, the object kept whole as JSON; uid,
- * creationTimestamp and resourceVersion come from the row, so what a client sends for them is never
- * stored. Writes are single statements (each its own transaction); an update or delete only happens
+ * The kinds kept whole as JSON ({@link ObjectTable}: RBAC objects, ConfigMaps, Secrets, Services,
+ * ServiceAccounts), one table per kind; uid, creationTimestamp and resourceVersion come from the row,
+ * so what a client sends for them is never stored. A sealed table's objects are encrypted
+ * ({@link SecretSealer}), in the table and so in the watch log. Writes are single statements (each its own transaction); an update or delete only happens
  * when the stored resourceVersion is the one the caller read (optimistic concurrency).
  */
 @Singleton
-public class RbacStore {
-
-  /** The four kinds and their tables. */
-  public enum Kind {
-    ROLE("roles", "Role", Role.class, true),
-    ROLE_BINDING("role_bindings", "RoleBinding", RoleBinding.class, true),
-    CLUSTER_ROLE("cluster_roles", "ClusterRole", ClusterRole.class, false),
-    CLUSTER_ROLE_BINDING("cluster_role_bindings", "ClusterRoleBinding", ClusterRoleBinding.class, false);
-
-    public final String table;
-    public final String kind;
-    public final Class<? extends HasMetadata> type;
-    public final boolean namespaced;
-
-    Kind(String table, String kind, Class<? extends HasMetadata> type, boolean namespaced) {
-      this.table = table;
-      this.kind = kind;
-      this.type = type;
-      this.namespaced = namespaced;
-    }
-
-    public static Optional<Kind> ofTable(String table) {
-      for (Kind k : values()) {
-        if (k.table.equals(table)) {
-          return Optional.of(k);
-        }
-      }
-      return Optional.empty();
-    }
-  }
+public class ObjectStore {
 
   private final DataSource dataSource;
 
-  public RbacStore(DataSource dataSource, DataSourceResolver resolver) {
+  private final SecretSealer sealer;
+
+  public ObjectStore(DataSource dataSource, DataSourceResolver resolver, SecretSealer sealer) {
     // The pool itself: every statement here is its own transaction.
     this.dataSource = resolver.resolve(dataSource);
+    this.sealer = sealer;
   }
 
   /** The objects of {@code kind} in {@code namespace} (every namespace when null), by namespace and name. */
-  public <T extends HasMetadata> List<T> list(Kind kind, Class<T> type, String namespace) {
-    String sql = "SELECT namespace, name, uid, created_at, object, resource_version FROM " + kind.table
+  public <T extends HasMetadata> List<T> list(ObjectTable kind, Class<T> type, String namespace) {
+    String sql = "SELECT namespace, name, uid, created_at, object, resource_version FROM " + kind.table()
         + (namespace == null ? "" : " WHERE namespace = ?") + " ORDER BY namespace, name";
     try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(sql)) {
       if (namespace != null) {
@@ -87,8 +58,8 @@ public class RbacStore {
     }
   }
 
-  public <T extends HasMetadata> Optional<T> find(Kind kind, Class<T> type, String namespace, String name) {
-    String sql = "SELECT namespace, name, uid, created_at, object, resource_version FROM " + kind.table
+  public <T extends HasMetadata> Optional<T> find(ObjectTable kind, Class<T> type, String namespace, String name) {
+    String sql = "SELECT namespace, name, uid, created_at, object, resource_version FROM " + kind.table()
         + " WHERE namespace = ? AND name = ?";
     try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(sql)) {
       q.setString(1, namespace);
@@ -102,17 +73,17 @@ public class RbacStore {
   }
 
   /** Stores a new object; its uid, creationTimestamp and resourceVersion are set on the returned copy. */
-  public <T extends HasMetadata> T create(Kind kind, T object, Instant now) {
+  public <T extends HasMetadata> T create(ObjectTable kind, T object, Instant now) {
     String namespace = namespace(kind, object);
     String uid = UUID.randomUUID().toString();
-    String sql = "INSERT INTO " + kind.table + " (namespace, name, uid, created_at, object) VALUES (?, ?, ?, ?, ?)"
+    String sql = "INSERT INTO " + kind.table() + " (namespace, name, uid, created_at, object) VALUES (?, ?, ?, ?, ?)"
         + " ON CONFLICT DO NOTHING RETURNING resource_version";
     try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(sql)) {
       q.setString(1, namespace);
       q.setString(2, object.getMetadata().getName());
       q.setString(3, uid);
       q.setTimestamp(4, Timestamp.from(now));
-      q.setString(5, stored(object));
+      q.setString(5, stored(kind, namespace, object));
       try (ResultSet rows = q.executeQuery()) {
         if (!rows.next()) {
           throw new StoreException(StoreException.Reason.ALREADY_EXISTS, object.getMetadata().getName());
@@ -128,13 +99,13 @@ public class RbacStore {
    * Replaces a stored object if its resourceVersion is still {@code expected}; CONFLICT when it
    * changed, NOT_FOUND when it is gone. uid and creationTimestamp stay.
    */
-  public <T extends HasMetadata> T update(Kind kind, T object, long expected) {
+  public <T extends HasMetadata> T update(ObjectTable kind, T object, long expected) {
     String namespace = namespace(kind, object);
     String name = object.getMetadata().getName();
-    String sql = "UPDATE " + kind.table + " SET object = ? WHERE namespace = ? AND name = ? AND resource_version = ?"
+    String sql = "UPDATE " + kind.table() + " SET object = ? WHERE namespace = ? AND name = ? AND resource_version = ?"
         + " RETURNING uid, created_at, resource_version";
     try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(sql)) {
-      q.setString(1, stored(object));
+      q.setString(1, stored(kind, namespace, object));
       q.setString(2, namespace);
       q.setString(3, name);
       q.setLong(4, expected);
@@ -150,8 +121,8 @@ public class RbacStore {
   }
 
   /** Deletes a stored object if its resourceVersion is still {@code expected}. */
-  public void delete(Kind kind, String namespace, String name, long expected) {
-    String sql = "DELETE FROM " + kind.table + " WHERE namespace = ? AND name = ? AND resource_version = ?";
+  public void delete(ObjectTable kind, String namespace, String name, long expected) {
+    String sql = "DELETE FROM " + kind.table() + " WHERE namespace = ? AND name = ? AND resource_version = ?";
     try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(sql)) {
       q.setString(1, namespace);
       q.setString(2, name);
@@ -164,34 +135,84 @@ public class RbacStore {
     }
   }
 
+  /**
+   * Seals again, with the first key, every object of a sealed table that an older key (or none)
+   * sealed: after a key rotation, once on start. Each is an update of its own (a new
+   * resourceVersion, as upstream's rewrite of every Secret gives); one changed meanwhile is skipped,
+   * its own write sealed it. Returns how many were sealed again.
+   */
+  public int reseal(ObjectTable kind) {
+    if (!kind.sealed()) {
+      return 0;
+    }
+    int resealed = 0;
+    for (HasMetadata object : list(kind, kind.type(), null)) {
+      String namespace = namespace(kind, object);
+      String name = object.getMetadata().getName();
+      String sql = "UPDATE " + kind.table() + " SET object = ? WHERE namespace = ? AND name = ? AND resource_version = ?"
+          + " AND object = ?";
+      try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(sql)) {
+        String current = storedValue(c, kind, namespace, name);
+        if (current == null || !sealer.sealedWithOlderKey(current)) {
+          continue;
+        }
+        q.setString(1, stored(kind, namespace, object));
+        q.setString(2, namespace);
+        q.setString(3, name);
+        q.setLong(4, Long.parseLong(object.getMetadata().getResourceVersion()));
+        q.setString(5, current);
+        resealed += q.executeUpdate();
+      } catch (SQLException e) {
+        throw failed(e);
+      }
+    }
+    return resealed;
+  }
+
+  private static String storedValue(Connection c, ObjectTable kind, String namespace, String name) throws SQLException {
+    try (PreparedStatement q = c.prepareStatement("SELECT object FROM " + kind.table() + " WHERE namespace = ? AND name = ?")) {
+      q.setString(1, namespace);
+      q.setString(2, name);
+      try (ResultSet rows = q.executeQuery()) {
+        return rows.next() ? rows.getString(1) : null;
+      }
+    }
+  }
+
   /** The object a watch_log row (the table row as to_jsonb writes it) stands for. */
-  static HasMetadata fromWatchRow(Kind kind, JsonNode row) {
-    HasMetadata object = KubeJson.read(row.path("object").asText(), kind.type);
+  HasMetadata fromWatchRow(ObjectTable kind, JsonNode row) {
+    HasMetadata object = KubeJson.read(opened(kind, row.path("namespace").asText(), row.path("name").asText(),
+        row.path("object").asText()), kind.type());
     return withRow(object, row.path("namespace").asText(), row.path("uid").asText(),
         OffsetDateTime.parse(row.path("created_at").asText()).toInstant(), row.path("resource_version").asLong());
   }
 
-  private StoreException missingOrChanged(Kind kind, String namespace, String name) {
-    boolean exists = find(kind, kind.type, namespace, name).isPresent();
+  private String opened(ObjectTable kind, String namespace, String name, String stored) {
+    return kind.sealed() ? sealer.open(stored, kind.table(), namespace, name) : stored;
+  }
+
+  private StoreException missingOrChanged(ObjectTable kind, String namespace, String name) {
+    boolean exists = find(kind, kind.type(), namespace, name).isPresent();
     return new StoreException(exists ? StoreException.Reason.CONFLICT : StoreException.Reason.NOT_FOUND, name);
   }
 
-  private static String namespace(Kind kind, HasMetadata object) {
+  private static String namespace(ObjectTable kind, HasMetadata object) {
     String namespace = object.getMetadata().getNamespace();
-    return kind.namespaced ? namespace : "";
+    return kind.namespaced() ? namespace : "";
   }
 
-  /** The object as stored: without what the row's columns hold. */
-  private static String stored(HasMetadata object) {
+  /** The object as stored: without what the row's columns hold; sealed for a sealed table. */
+  private String stored(ObjectTable kind, String namespace, HasMetadata object) {
     HasMetadata copy = KubeJson.read(KubeJson.write(object), object.getClass());
     copy.getMetadata().setUid(null);
     copy.getMetadata().setResourceVersion(null);
     copy.getMetadata().setCreationTimestamp(null);
-    return KubeJson.write(copy);
+    String json = KubeJson.write(copy);
+    return kind.sealed() ? sealer.seal(json, kind.table(), namespace, object.getMetadata().getName()) : json;
   }
 
-  private static HasMetadata object(Kind kind, ResultSet rows) throws SQLException {
-    HasMetadata object = KubeJson.read(rows.getString(5), kind.type);
+  private HasMetadata object(ObjectTable kind, ResultSet rows) throws SQLException {
+    HasMetadata object = KubeJson.read(opened(kind, rows.getString(1), rows.getString(2), rows.getString(5)), kind.type());
     return withRow(object, rows.getString(1), rows.getString(3), rows.getTimestamp(4).toInstant(), rows.getLong(6));
   }
 
@@ -205,6 +226,6 @@ public class RbacStore {
   }
 
   private static DataAccessException failed(SQLException e) {
-    return new DataAccessException("the RBAC objects could not be read or written", e);
+    return new DataAccessException("the objects could not be read or written", e);
   }
 }
