@@ -1,7 +1,7 @@
 package io.ordinal.node;
 
-import io.micronaut.context.annotation.Value;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.micronaut.context.annotation.Value;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.workflow.StatefulSetControllerWorkflow;

@@ -225,7 +225,15 @@ public class ObjectStore {
     return object;
   }
 
-  private static DataAccessException failed(SQLException e) {
+  /** A constraint of a table the object's triggers write (a Service's ClusterIP taken meanwhile): a conflict to retry. */
+  private static RuntimeException failed(SQLException e) {
+    if ("23505".equals(e.getSQLState())) {
+      return new StoreException(StoreException.Reason.CONFLICT, "a value it holds was taken meanwhile: " + e.getMessage());
+    }
+    return dataAccess(e);
+  }
+
+  private static DataAccessException dataAccess(SQLException e) {
     return new DataAccessException("the objects could not be read or written", e);
   }
 }

@@ -1,11 +1,11 @@
 package io.ordinal.api;
 
-import io.ordinal.api.registry.Deletion;
-import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
+import io.ordinal.api.registry.Deletion;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.auth.rbac.Rbac;
 import io.ordinal.model.SetKey;
 import io.ordinal.pods.PodLifecycle;

@@ -1,14 +1,11 @@
 package io.ordinal.api;
 
-import io.ordinal.api.registry.NamespaceLifecycle;
-import io.ordinal.api.registry.WriteOptions;
-import io.ordinal.api.registry.Deletion;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.core.NamespaceStorage;
 import io.ordinal.api.core.NamespaceStrategy;
 import io.ordinal.api.registry.GenericStore;
-import io.ordinal.api.registry.Update;
+import io.ordinal.api.registry.NamespaceLifecycle;
 import io.ordinal.auth.Authorization;
 import io.ordinal.store.NamespaceContents;
 import io.ordinal.store.NamespaceStore;

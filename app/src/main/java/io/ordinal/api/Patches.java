@@ -1,11 +1,11 @@
 package io.ordinal.api;
 
-import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.apimachinery.ApiException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.http.HttpRequest;
 import io.ordinal.api.patch.StrategicMergePatch;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.store.KubeJson;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;

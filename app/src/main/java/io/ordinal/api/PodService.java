@@ -1,16 +1,7 @@
 package io.ordinal.api;
 
-import io.ordinal.api.registry.NamespaceLifecycle;
-import io.ordinal.api.registry.WriteOptions;
-import io.ordinal.api.registry.Deletion;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerPort;
-import io.fabric8.kubernetes.api.model.EndpointAddress;
-import io.fabric8.kubernetes.api.model.EndpointAddressBuilder;
-import io.fabric8.kubernetes.api.model.EndpointPort;
-import io.fabric8.kubernetes.api.model.EndpointSubsetBuilder;
 import io.fabric8.kubernetes.api.model.Endpoints;
-import io.fabric8.kubernetes.api.model.EndpointsBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.micronaut.transaction.TransactionOperations;
@@ -20,9 +11,9 @@ import io.ordinal.api.core.PodStrategy;
 import io.ordinal.api.log.LogOptions;
 import io.ordinal.api.log.LogReader;
 import io.ordinal.api.registry.GenericStore;
-import io.ordinal.api.registry.Update;
-import io.ordinal.auth.Authorization;
+import io.ordinal.api.registry.NamespaceLifecycle;
 import io.ordinal.apimachinery.ApiException;
+import io.ordinal.auth.Authorization;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.driver.ExecRefusedException;
@@ -42,12 +33,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * What the API does with the pods of sets beyond reading them: metadata updates and deletion by a
@@ -167,44 +153,5 @@ public class PodService {
       throw ApiException.badRequest("container " + requested + " is not valid for pod " + pod.getMetadata().getName());
     }
     return requested;
-  }
-
-  /**
-   * The members of a governing service: every pod of the namespace's sets whose serviceName is
-   * {@code name}, with its stable address. No Service object is needed (a deliberate difference).
-   */
-  public Endpoints endpoints(String namespace, String name) {
-    var governed = sets.list(namespace).stream().filter(s -> name.equals(s.getSpec().getServiceName())).toList();
-    if (governed.isEmpty()) {
-      throw ApiException.notFound("endpoints", name);
-    }
-    Set<String> setNames = governed.stream().map(s -> s.getMetadata().getName()).collect(Collectors.toSet());
-    Set<String> setUids = governed.stream().map(s -> s.getMetadata().getUid()).collect(Collectors.toSet());
-    List<EndpointAddress> ready = new ArrayList<>();
-    List<EndpointAddress> notReady = new ArrayList<>();
-    for (PodRow row : pods.inNamespace(namespace)) {
-      // A pod its set released (its labels no longer match) is no member either.
-      if (!setNames.contains(row.setName()) || row.podIp() == null || row.terminating()
-          || setUids.stream().noneMatch(uid -> PodStore.controlledBy(row, uid))) {
-        continue;
-      }
-      EndpointAddress address = new EndpointAddressBuilder().withIp(row.podIp()).withHostname(row.name())
-          .withNodeName("localhost").withNewTargetRef().withKind("Pod").withName(row.name())
-          .withNamespace(namespace).withUid(row.uid()).endTargetRef().build();
-      (row.ready() ? ready : notReady).add(address);
-    }
-    Map<String, EndpointPort> ports = new LinkedHashMap<>();
-    governed.stream().flatMap(set -> set.getSpec().getTemplate().getSpec().getContainers().stream())
-        .flatMap(container -> StatefulSetFields.nullSafe(container.getPorts()).stream())
-        .forEach((ContainerPort port) -> ports.putIfAbsent(port.getName() + "/" + port.getContainerPort(),
-            new EndpointPort(null, port.getName(), port.getContainerPort(), port.getProtocol())));
-    Endpoints endpoints = new EndpointsBuilder().withApiVersion("v1").withKind("Endpoints")
-        .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
-        .build();
-    if (!ready.isEmpty() || !notReady.isEmpty()) {
-      endpoints.setSubsets(List.of(new EndpointSubsetBuilder().withAddresses(ready).withNotReadyAddresses(notReady)
-          .withPorts(List.copyOf(ports.values())).build()));
-    }
-    return endpoints;
   }
 }

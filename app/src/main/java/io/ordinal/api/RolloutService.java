@@ -1,11 +1,11 @@
 package io.ordinal.api;
 
-import io.ordinal.api.registry.WriteOptions;
-import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.ordinal.apimachinery.FieldError;
+import io.ordinal.api.registry.WriteOptions;
 import io.ordinal.api.statefulset.RolloutStatus;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;

@@ -9,8 +9,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.micronaut.transaction.TransactionOperations;
-import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.core.ConfigStrategies;
+import io.ordinal.api.core.ServiceStrategy;
+import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.rbac.RbacStrategy;
 import io.ordinal.api.registry.GenericStore;
 import io.ordinal.api.registry.NamespaceLifecycle;
@@ -20,10 +21,11 @@ import io.ordinal.api.statefulset.RevisionStorage;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.auth.Authorization;
 import io.ordinal.auth.rbac.Rbac;
+import io.ordinal.store.ClusterIps;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.ObjectStore;
-import io.ordinal.store.PodStore;
 import io.ordinal.store.ObjectTable;
+import io.ordinal.store.PodStore;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.temporal.SetSignals;
@@ -47,8 +49,9 @@ public class ServedResources {
   private final Map<String, ServedResource<?>> served = new LinkedHashMap<>();
 
   public ServedResources(StatefulSetService sets, PodService podService, NamespaceService namespaces, PodStore pods,
-      EventRecorder events, RevisionStore revisions, StatefulSetStore setStore, SetSignals signals, Rbac rbac, ObjectStore objects,
-      TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle, Authorization authorization) {
+      EventRecorder events, RevisionStore revisions, StatefulSetStore setStore, SetSignals signals, Rbac rbac,
+      ObjectStore objects, ClusterIps clusterIps, ServiceEndpoints endpoints, TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle,
+      Authorization authorization) {
     add(ServedResource.written(sets.store(),
         new Collection<>("statefulsets", StatefulSet.class, "apps/v1", "StatefulSet", sets::list)));
     add(ServedResource.written(
@@ -64,7 +67,7 @@ public class ServedResources {
         (namespace, name) -> events.find(namespace, name).orElseThrow(() -> ApiException.notFound("events", name))));
     add(ServedResource.readOnly(ApiResources.ENDPOINTS,
         new Collection<>("endpoints", Endpoints.class, "v1", "Endpoints", namespace -> List.of()),
-        podService::endpoints));
+        endpoints::get));
     add(ServedResource.written(namespaces.store(),
         new Collection<>("namespaces", Namespace.class, "v1", "Namespace", namespace -> namespaces.list())));
     for (ObjectTable kind : ObjectTable.RBAC) {
@@ -74,6 +77,7 @@ public class ServedResources {
     add(objectResource(ConfigStrategies.secrets(), ObjectTable.SECRETS, objects, tx, lifecycle, authorization));
     add(objectResource(ConfigStrategies.serviceAccounts(), ObjectTable.SERVICE_ACCOUNTS, objects, tx, lifecycle,
         authorization));
+    add(objectResource(new ServiceStrategy(clusterIps), ObjectTable.SERVICES, objects, tx, lifecycle, authorization));
     check();
   }
 

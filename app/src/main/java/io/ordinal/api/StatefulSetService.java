@@ -1,25 +1,23 @@
 package io.ordinal.api;
 
-import io.ordinal.api.registry.NamespaceLifecycle;
-import io.ordinal.api.registry.WriteOptions;
-import io.ordinal.api.registry.Deletion;
-import io.ordinal.apimachinery.ApiException;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.Scale;
 import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
 import io.micronaut.transaction.TransactionOperations;
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.GenericStore;
+import io.ordinal.api.registry.NamespaceLifecycle;
 import io.ordinal.api.registry.Update;
-import io.ordinal.apimachinery.FieldError;
+import io.ordinal.api.registry.WriteOptions;
 import io.ordinal.api.statefulset.NodePlacement;
 import io.ordinal.api.statefulset.StatefulSetStatusStrategy;
 import io.ordinal.api.statefulset.StatefulSetStorage;
 import io.ordinal.api.statefulset.StatefulSetStrategy;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.FieldError;
 import io.ordinal.auth.Authorization;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.LabelSelectors;
-import io.ordinal.model.SetKey;
 import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
@@ -29,7 +27,6 @@ import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 
 /**

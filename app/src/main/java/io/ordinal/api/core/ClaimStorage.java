@@ -1,8 +1,8 @@
 package io.ordinal.api.core;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.discovery.ApiResources;
+import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.api.registry.Strategy;

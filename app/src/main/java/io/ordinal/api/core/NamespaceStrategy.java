@@ -1,10 +1,10 @@
 package io.ordinal.api.core;
 
 import io.fabric8.kubernetes.api.model.Namespace;
-import io.ordinal.apimachinery.ApiException;
 import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.store.NamespaceContents;
 import io.ordinal.store.NamespaceStore;

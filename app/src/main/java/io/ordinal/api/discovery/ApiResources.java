@@ -62,8 +62,11 @@ public final class ApiResources {
   public static final Resource SERVICE_ACCOUNTS = new Resource("", "v1", "serviceaccounts", "serviceaccount",
       "ServiceAccount", true, ALL_VERBS, List.of("sa"), List.of(), List.of());
 
+  public static final Resource SERVICES = new Resource("", "v1", "services", "service", "Service", true, ALL_VERBS,
+      List.of("svc"), List.of("all"), List.of());
+
   public static final Group CORE = new Group("", "v1", List.of(PODS, CLAIMS, EVENTS, ENDPOINTS, NAMESPACES, CONFIG_MAPS,
-      SECRETS, SERVICE_ACCOUNTS));
+      SECRETS, SERVICE_ACCOUNTS, SERVICES));
 
   public static final Resource STATEFULSETS = new Resource("apps", "v1", "statefulsets", "statefulset", "StatefulSet", true,
       ALL_VERBS,

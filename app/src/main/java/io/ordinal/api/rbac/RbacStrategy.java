@@ -1,11 +1,11 @@
 package io.ordinal.api.rbac;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.ordinal.apimachinery.ApiException;
-import io.ordinal.api.registry.WriteOptions;
 import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.auth.rbac.Escalation;
 import io.ordinal.auth.rbac.Rbac;

@@ -1,10 +1,10 @@
 package io.ordinal.api.registry;
 
-import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.micronaut.http.HttpRequest;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.store.StatefulSetStore.Propagation;
 import java.util.List;
 import java.util.Locale;

@@ -1,7 +1,7 @@
 package io.ordinal.api.registry;
 
-import io.ordinal.apimachinery.ApiException;
 import io.micronaut.http.HttpRequest;
+import io.ordinal.apimachinery.ApiException;
 import java.util.List;
 
 /**

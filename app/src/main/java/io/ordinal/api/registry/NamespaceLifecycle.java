@@ -1,7 +1,7 @@
 package io.ordinal.api.registry;
 
-import io.ordinal.apimachinery.ApiException;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.store.NamespaceStore;
 import jakarta.inject.Singleton;
 

@@ -1,9 +1,9 @@
 package io.ordinal.api.registry;
 
-import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.apimachinery.ApiException;
 import io.micronaut.http.HttpRequest;
+import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.FieldError;
+import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.request.User;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,14 +1,14 @@
 package io.ordinal.api.statefulset;
 
-import io.ordinal.apimachinery.FieldError;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
-import io.ordinal.apimachinery.ApiException;
-import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.api.registry.WriteOptions;
 import io.ordinal.api.discovery.ApiResources;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
+import io.ordinal.api.registry.WriteOptions;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.FieldError;
+import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.model.SetKey;

@@ -1,7 +1,5 @@
 package io.ordinal.api.statefulset;
 
-import io.ordinal.apimachinery.FieldError;
-import io.ordinal.apimachinery.ObjectMetaValidation;
 import static io.ordinal.kube.StatefulSetFields.nullSafe;
 
 import io.fabric8.kubernetes.api.model.Container;
@@ -19,6 +17,8 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
+import io.ordinal.apimachinery.FieldError;
+import io.ordinal.apimachinery.ObjectMetaValidation;
 import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Drivers;
 import io.ordinal.kube.LabelSelectors;

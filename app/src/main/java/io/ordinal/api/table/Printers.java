@@ -1,5 +1,6 @@
 package io.ordinal.api.table;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
@@ -7,12 +8,9 @@ import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventSource;
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -25,6 +23,11 @@ import io.fabric8.kubernetes.api.model.PodReadinessGate;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -41,6 +44,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.BiFunction;
 
 /**
@@ -163,6 +167,16 @@ final class Printers {
       AGE),
       (account, now) -> new Printed(name(account), (long) (account.getSecrets() == null ? 0 : account.getSecrets().size()),
           age(account, now)));
+
+  static final Printer<Service> SERVICES = new Printer<>(List.of(
+      NAME, column("Type", "type determines how the Service is exposed."),
+      column("Cluster-IP", "clusterIP is the IP address of the service and is usually assigned randomly."),
+      column("External-IP", "externalIPs is a list of IP addresses for which nodes in the cluster will also accept"
+          + " traffic for this service."),
+      column("Port(s)", "The list of ports that are exposed by this service."),
+      AGE,
+      wide("Selector", "Route service traffic to pods with label keys and values matching this selector.")),
+      Printers::service);
 
   /** Upstream's default table convertor (rest.DefaultTableConvertor): kinds without a printer, such as roles. */
   static final Printer<HasMetadata> DEFAULT = new Printer<>(List.of(
@@ -520,6 +534,27 @@ final class Printers {
 
   static String age(HasMetadata object, Instant now) {
     return HumanDuration.since(object.getMetadata() == null ? null : parse(object.getMetadata().getCreationTimestamp()), now);
+  }
+
+  /** Upstream's printService: the first ClusterIP, external addresses by type, port/protocol pairs, the selector. */
+  static Printed service(Service service, Instant now) {
+    ServiceSpec spec = service.getSpec() == null ? new ServiceSpec() : service.getSpec();
+    List<String> clusterIps = spec.getClusterIPs() == null ? List.of() : spec.getClusterIPs();
+    List<String> external = spec.getExternalIPs() == null ? List.of() : spec.getExternalIPs();
+    String externalIp = switch (text(spec.getType())) {
+      case "ExternalName" -> text(spec.getExternalName());
+      case "LoadBalancer" -> external.isEmpty() ? "<pending>" : String.join(",", external);
+      default -> external.isEmpty() ? "<none>" : String.join(",", external);
+    };
+    String ports = String.join(",", (spec.getPorts() == null ? List.<ServicePort>of() : spec.getPorts()).stream()
+        .map(p -> (p.getNodePort() != null && p.getNodePort() > 0 ? p.getPort() + ":" + p.getNodePort() : "" + p.getPort())
+            + "/" + text(p.getProtocol()))
+        .toList());
+    String selector = spec.getSelector() == null || spec.getSelector().isEmpty() ? "<none>"
+        : String.join(",", new TreeMap<>(spec.getSelector()).entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue()).toList());
+    return new Printed(name(service), text(spec.getType()), clusterIps.isEmpty() ? "<none>" : clusterIps.getFirst(),
+        externalIp, ports.isEmpty() ? "<none>" : ports, age(service, now), selector);
   }
 
   private static int size(Map<?, ?> map) {

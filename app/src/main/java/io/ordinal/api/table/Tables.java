@@ -1,14 +1,15 @@
 package io.ordinal.api.table;
 
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.ListMeta;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -78,6 +79,7 @@ public final class Tables {
       Map.entry(ConfigMap.class, Printers.CONFIG_MAPS),
       Map.entry(Secret.class, Printers.SECRETS),
       Map.entry(ServiceAccount.class, Printers.SERVICE_ACCOUNTS),
+      Map.entry(Service.class, Printers.SERVICES),
       Map.entry(RoleBinding.class, Printers.ROLE_BINDINGS),
       Map.entry(ClusterRoleBinding.class, Printers.ROLE_BINDINGS));
 

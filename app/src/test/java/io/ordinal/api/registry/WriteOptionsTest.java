@@ -1,7 +1,5 @@
 package io.ordinal.api.registry;
 
-import io.ordinal.apimachinery.KubeCodec;
-import io.ordinal.apimachinery.ApiException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micronaut.http.HttpRequest;
 import io.micronaut.http.MutableHttpRequest;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.KubeCodec;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
