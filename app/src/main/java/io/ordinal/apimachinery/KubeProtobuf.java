@@ -10,6 +10,7 @@ import io.ordinal.store.KubeJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Base64;
 import java.util.Map;
 
 /**
@@ -26,22 +27,42 @@ public final class KubeProtobuf {
 
   private KubeProtobuf() {}
 
-  /** A field: its JSON name, and its message schema (null for a string; MAP for map<string,string>). */
-  private record Field(String name, Map<Integer, Field> message, boolean repeated) {
+  /** How a field is encoded, and so how it reads into JSON. */
+  private enum Type { STRING, BOOL, INT, MESSAGE, MAP, BYTES_MAP, INT_OR_STRING }
+
+  /** A field: its JSON name, its encoding, its message schema (for a MESSAGE), and whether it repeats. */
+  private record Field(String name, Type type, Map<Integer, Field> message, boolean repeated) {
     static Field string(String name) {
-      return new Field(name, null, false);
+      return new Field(name, Type.STRING, null, false);
     }
 
     static Field strings(String name) {
-      return new Field(name, null, true);
+      return new Field(name, Type.STRING, null, true);
     }
 
     static Field message(String name, Map<Integer, Field> schema) {
-      return new Field(name, schema, false);
+      return schema == MAP ? new Field(name, Type.MAP, null, false) : new Field(name, Type.MESSAGE, schema, false);
     }
 
     static Field messages(String name, Map<Integer, Field> schema) {
-      return new Field(name, schema, true);
+      return new Field(name, Type.MESSAGE, schema, true);
+    }
+
+    /** map<string, bytes>: the values base64 in JSON, as Go's []byte. */
+    static Field bytesMap(String name) {
+      return new Field(name, Type.BYTES_MAP, null, false);
+    }
+
+    static Field bool(String name) {
+      return new Field(name, Type.BOOL, null, false);
+    }
+
+    static Field integer(String name) {
+      return new Field(name, Type.INT, null, false);
+    }
+
+    static Field intOrString(String name) {
+      return new Field(name, Type.INT_OR_STRING, null, false);
     }
   }
 
@@ -59,22 +80,40 @@ public final class KubeProtobuf {
           4, Field.string("namespace"))),
       3, Field.message("roleRef", Map.of(1, Field.string("apiGroup"), 2, Field.string("kind"), 3, Field.string("name"))));
 
-  private static final Map<String, Map<Integer, Field>> KINDS = Map.of(
-      "Role", Map.of(1, Field.message("metadata", META), 2, Field.messages("rules", RULE)),
-      "ClusterRole", Map.of(1, Field.message("metadata", META), 2, Field.messages("rules", RULE),
-          3, Field.message("aggregationRule", Map.of(1, Field.messages("clusterRoleSelectors", SELECTOR)))),
-      "RoleBinding", BINDING,
-      "ClusterRoleBinding", BINDING,
-      "SelfSubjectAccessReview", Map.of(1, Field.message("metadata", META), 2, Field.message("spec", Map.of(
+  private static final Map<String, Map<Integer, Field>> KINDS = Map.ofEntries(
+      Map.entry("Role", Map.of(1, Field.message("metadata", META), 2, Field.messages("rules", RULE))),
+      Map.entry("ClusterRole", Map.of(1, Field.message("metadata", META), 2, Field.messages("rules", RULE),
+          3, Field.message("aggregationRule", Map.of(1, Field.messages("clusterRoleSelectors", SELECTOR))))),
+      Map.entry("RoleBinding", BINDING),
+      Map.entry("ClusterRoleBinding", BINDING),
+      Map.entry("SelfSubjectAccessReview", Map.of(1, Field.message("metadata", META), 2, Field.message("spec", Map.of(
           1, Field.message("resourceAttributes", Map.of(1, Field.string("namespace"), 2, Field.string("verb"),
               3, Field.string("group"), 4, Field.string("version"), 5, Field.string("resource"),
               6, Field.string("subresource"), 7, Field.string("name"))),
-          2, Field.message("nonResourceAttributes", Map.of(1, Field.string("path"), 2, Field.string("verb")))))),
-      "SelfSubjectRulesReview", Map.of(1, Field.message("metadata", META),
-          2, Field.message("spec", Map.of(1, Field.string("namespace")))),
-      "SelfSubjectReview", Map.of(1, Field.message("metadata", META)),
+          2, Field.message("nonResourceAttributes", Map.of(1, Field.string("path"), 2, Field.string("verb"))))))),
+      Map.entry("SelfSubjectRulesReview", Map.of(1, Field.message("metadata", META),
+          2, Field.message("spec", Map.of(1, Field.string("namespace"))))),
+      Map.entry("SelfSubjectReview", Map.of(1, Field.message("metadata", META))),
       // kubectl create namespace: the name and labels are all a namespace has here
-      "Namespace", Map.of(1, Field.message("metadata", META)));
+      Map.entry("Namespace", Map.of(1, Field.message("metadata", META))),
+      Map.entry("ConfigMap", Map.of(1, Field.message("metadata", META), 2, Field.message("data", MAP),
+          3, Field.bytesMap("binaryData"), 4, Field.bool("immutable"))),
+      Map.entry("Secret", Map.of(1, Field.message("metadata", META), 2, Field.bytesMap("data"), 3, Field.string("type"),
+          4, Field.message("stringData", MAP), 5, Field.bool("immutable"))),
+      Map.entry("ServiceAccount", Map.of(1, Field.message("metadata", META),
+          2, Field.messages("secrets", Map.of(2, Field.string("namespace"), 3, Field.string("name"))),
+          3, Field.messages("imagePullSecrets", Map.of(1, Field.string("name"))),
+          4, Field.bool("automountServiceAccountToken"))),
+      Map.entry("Service", Map.of(1, Field.message("metadata", META), 2, Field.message("spec", Map.ofEntries(
+          Map.entry(1, Field.messages("ports", Map.of(1, Field.string("name"), 2, Field.string("protocol"),
+              3, Field.integer("port"), 4, Field.intOrString("targetPort"), 5, Field.integer("nodePort"),
+              6, Field.string("appProtocol")))),
+          Map.entry(2, Field.message("selector", MAP)), Map.entry(3, Field.string("clusterIP")),
+          Map.entry(4, Field.string("type")), Map.entry(5, Field.strings("externalIPs")),
+          Map.entry(7, Field.string("sessionAffinity")), Map.entry(10, Field.string("externalName")),
+          Map.entry(13, Field.bool("publishNotReadyAddresses")), Map.entry(17, Field.string("ipFamilyPolicy")),
+          Map.entry(18, Field.strings("clusterIPs")), Map.entry(19, Field.strings("ipFamilies")),
+          Map.entry(22, Field.string("internalTrafficPolicy")))))));
 
   /**
    * Decodes a protobuf body: the {@code k8s\0} magic, then a runtime.Unknown whose typeMeta names
@@ -126,38 +165,66 @@ public final class KubeProtobuf {
     ObjectNode node = JSON.objectNode();
     for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
       Field field = schema.get(WireFormat.getTagFieldNumber(tag));
-      if (field == null || WireFormat.getTagWireType(tag) != WireFormat.WIRETYPE_LENGTH_DELIMITED) {
+      boolean varint = WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_VARINT;
+      boolean delimited = WireFormat.getTagWireType(tag) == WireFormat.WIRETYPE_LENGTH_DELIMITED;
+      if (field == null || (field.type() == Type.BOOL || field.type() == Type.INT ? !varint : !delimited)) {
         in.skipField(tag);
         continue;
       }
-      byte[] bytes = in.readByteArray();
-      if (field.message() == MAP) {
-        // A map entry: key 1, value 2.
-        CodedInputStream entry = CodedInputStream.newInstance(bytes);
-        String key = "";
-        String value = "";
-        for (int t = entry.readTag(); t != 0; t = entry.readTag()) {
-          switch (WireFormat.getTagFieldNumber(t)) {
-            case 1 -> key = entry.readStringRequireUtf8();
-            case 2 -> value = entry.readStringRequireUtf8();
-            default -> entry.skipField(t);
+      switch (field.type()) {
+        case BOOL -> node.put(field.name(), in.readBool());
+        case INT -> node.put(field.name(), in.readInt32());
+        case STRING -> {
+          String value = in.readStringRequireUtf8();
+          if (field.repeated()) {
+            array(node, field.name()).add(value);
+          } else {
+            node.put(field.name(), value);
           }
         }
-        ObjectNode map = node.has(field.name()) ? (ObjectNode) node.get(field.name()) : node.putObject(field.name());
-        map.put(key, value);
-      } else if (field.message() == null) {
-        String value = new String(bytes, StandardCharsets.UTF_8);
-        if (field.repeated()) {
-          array(node, field.name()).add(value);
-        } else {
-          node.put(field.name(), value);
+        case MAP, BYTES_MAP -> {
+          // A map entry: key 1, value 2.
+          CodedInputStream entry = CodedInputStream.newInstance(in.readByteArray());
+          String key = "";
+          byte[] value = new byte[0];
+          for (int t = entry.readTag(); t != 0; t = entry.readTag()) {
+            switch (WireFormat.getTagFieldNumber(t)) {
+              case 1 -> key = entry.readStringRequireUtf8();
+              case 2 -> value = entry.readByteArray();
+              default -> entry.skipField(t);
+            }
+          }
+          ObjectNode map = node.has(field.name()) ? (ObjectNode) node.get(field.name()) : node.putObject(field.name());
+          map.put(key, field.type() == Type.MAP ? new String(value, StandardCharsets.UTF_8)
+              : Base64.getEncoder().encodeToString(value));
         }
-      } else {
-        ObjectNode child = message(CodedInputStream.newInstance(bytes), field.message());
-        if (field.repeated()) {
-          array(node, field.name()).add(child);
-        } else {
-          node.set(field.name(), child);
+        case INT_OR_STRING -> {
+          // intstr.IntOrString: type 1 (0 int, 1 string), intVal 2, strVal 3.
+          CodedInputStream value = CodedInputStream.newInstance(in.readByteArray());
+          long type = 0;
+          int number = 0;
+          String text = "";
+          for (int t = value.readTag(); t != 0; t = value.readTag()) {
+            switch (WireFormat.getTagFieldNumber(t)) {
+              case 1 -> type = value.readInt64();
+              case 2 -> number = value.readInt32();
+              case 3 -> text = value.readStringRequireUtf8();
+              default -> value.skipField(t);
+            }
+          }
+          if (type == 1) {
+            node.put(field.name(), text);
+          } else {
+            node.put(field.name(), number);
+          }
+        }
+        case MESSAGE -> {
+          ObjectNode child = message(CodedInputStream.newInstance(in.readByteArray()), field.message());
+          if (field.repeated()) {
+            array(node, field.name()).add(child);
+          } else {
+            node.set(field.name(), child);
+          }
         }
       }
     }

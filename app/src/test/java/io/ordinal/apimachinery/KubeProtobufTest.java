@@ -60,6 +60,53 @@ class KubeProtobufTest {
         () -> KubeProtobuf.decode(java.util.Arrays.copyOf(body, body.length - 3))).code(), "a truncated body");
   }
 
+  /** kubectl create secret generic: data is map<string, bytes>, base64 in JSON; immutable a varint. */
+  @Test
+  void aSecretDecodesItsBytesAsBase64AndItsFlagsAsBooleans() throws IOException {
+    byte[] secret = message(out -> {
+      out.writeByteArray(1, message(meta -> meta.writeString(1, "db")));
+      out.writeByteArray(2, message(entry -> {
+        entry.writeString(1, "password");
+        entry.writeByteArray(2, new byte[] {'h', 'i', 0, (byte) 0xff});
+      }));
+      out.writeString(3, "Opaque");
+      out.writeBool(5, true);
+    });
+    assertEquals("{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"db\"},"
+        + "\"data\":{\"password\":\"aGkA/w==\"},\"type\":\"Opaque\",\"immutable\":true}",
+        KubeProtobuf.decode(envelope("v1", "Secret", secret)).toString());
+  }
+
+  /** kubectl create service clusterip: ports with int32 numbers and an IntOrString targetPort. */
+  @Test
+  void aServiceDecodesItsPortsNumbersAndTargetPorts() throws IOException {
+    byte[] port = message(out -> {
+      out.writeString(1, "5678-8080");
+      out.writeString(2, "TCP");
+      out.writeInt32(3, 5678);
+      out.writeByteArray(4, message(target -> target.writeInt32(2, 8080)));
+    });
+    byte[] named = message(out -> {
+      out.writeInt32(3, 80);
+      out.writeByteArray(4, message(target -> {
+        target.writeInt64(1, 1);
+        target.writeString(3, "web");
+      }));
+    });
+    byte[] service = message(out -> {
+      out.writeByteArray(1, message(meta -> meta.writeString(1, "api")));
+      out.writeByteArray(2, message(spec -> {
+        spec.writeByteArray(1, port);
+        spec.writeByteArray(1, named);
+        spec.writeString(4, "ClusterIP");
+      }));
+    });
+    assertEquals("{\"apiVersion\":\"v1\",\"kind\":\"Service\",\"metadata\":{\"name\":\"api\"},\"spec\":{\"ports\":["
+        + "{\"name\":\"5678-8080\",\"protocol\":\"TCP\",\"port\":5678,\"targetPort\":8080},"
+        + "{\"port\":80,\"targetPort\":\"web\"}],\"type\":\"ClusterIP\"}}",
+        KubeProtobuf.decode(envelope("v1", "Service", service)).toString());
+  }
+
   @Test
   void aBodyWithoutTheMagicNumberIsABadRequest() {
     assertEquals(400, org.junit.jupiter.api.Assertions.assertThrows(ApiException.class,
