@@ -92,7 +92,11 @@ public class TracingFilter implements HttpServerFilter {
 
   /** What the request turned out to be, once the router and authentication have said. */
   private static void describe(Span span, HttpRequest<?> request, int code) {
-    BasicHttpAttributes.getUriTemplate(request).ifPresent(route -> {
+    RequestAttributes attributes = RequestAttributes.of(request);
+    BasicHttpAttributes.getUriTemplate(request).ifPresent(template -> {
+      // The generic routes name the group, version and resource as variables; the route of a span is the resource's.
+      String route = template.replace("{group}", attributes.apiGroup()).replace("{version}", attributes.apiVersion())
+          .replace("{resource}", attributes.resource());
       span.updateName(request.getMethodName() + " " + route);
       span.setAttribute("http.route", route);
     });
@@ -100,7 +104,6 @@ public class TracingFilter implements HttpServerFilter {
     if (code >= 500) {
       span.setStatus(StatusCode.ERROR);
     }
-    RequestAttributes attributes = RequestAttributes.of(request);
     span.setAttribute("k8s.verb", attributes.verb());
     if (attributes.resourceRequest()) {
       setUnlessEmpty(span, "k8s.resource", attributes.resource());

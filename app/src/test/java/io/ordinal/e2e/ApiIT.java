@@ -232,7 +232,9 @@ class ApiIT {
     assertEquals(200, reply.code());
     JsonNode doc = KubeJson.YAML.readTree(reply.body());
     assertTrue(doc.get("openapi").asText().startsWith("3."));
-    assertTrue(doc.at("/paths").has("/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}"));
+    // The routes of their own (subresources, tokens, reviews); the resources are in /openapi/v3.
+    assertTrue(doc.at("/paths").has("/apis/apps/v1/namespaces/{namespace}/statefulsets/{name}/scale"), doc.at("/paths").toString());
+    assertTrue(doc.at("/paths").has("/apis/auth.ordinal.io/v1/tokens"), doc.at("/paths").toString());
   }
 
   @Test
