@@ -95,6 +95,19 @@ class MultiInstanceIT {
         .map(p -> p.at("/spec/nodeName").asText()).collect(Collectors.toSet()));
   }
 
+  /** Both instances read the one key file, so a Secret written through one is read and watched through the other. */
+  @Test
+  @Order(1)
+  void aSecretWrittenThroughOneInstanceIsReadThroughTheOther() {
+    String secrets = "/api/v1/namespaces/sealed/secrets";
+    String from = viaB.get(secrets).json().at("/metadata/resourceVersion").asText();
+    Api.Reply created = viaA.post(secrets, "application/json", "{\"metadata\":{\"name\":\"s\"},\"stringData\":{\"k\":\"v\"}}");
+    assertEquals(201, created.code(), created.body());
+    assertEquals("dg==", viaB.get(secrets + "/s").json().at("/data/k").asText());
+    String events = viaB.get(secrets + "?watch=true&resourceVersion=" + from + "&timeoutSeconds=1").body();
+    assertTrue(events.contains("\"ADDED\"") && events.contains("dg=="), events);
+  }
+
   @Test
   @Order(2)
   void aPodDeletedThroughAnotherInstanceIsStoppedByItsNodeAndItsLogsAreServedThere() throws Exception {

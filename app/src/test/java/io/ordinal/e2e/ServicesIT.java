@@ -53,15 +53,33 @@ class ServicesIT {
     Kubectl.Result services = kubectl.run("get", "service", "nginx");
     assertTrue(services.out().matches("(?s)NAME\\s+TYPE\\s+CLUSTER-IP\\s+EXTERNAL-IP\\s+PORT\\(S\\)\\s+AGE\\s+"
         + "nginx\\s+ClusterIP\\s+None\\s+<none>\\s+80/TCP\\s+\\S+\\s*"), services.toString());
-    JsonNode endpoints = api.get("/api/v1/namespaces/" + ns + "/endpoints/nginx").json();
-    List<String> hostnames = new ArrayList<>();
-    endpoints.at("/subsets/0/addresses").forEach(a -> hostnames.add(a.path("hostname").asText()));
-    assertEquals(List.of("web-0", "web-1", "web-2"), hostnames.stream().sorted().toList(), endpoints.toString());
-    assertEquals(80, endpoints.at("/subsets/0/ports/0/port").asInt(), endpoints.toString());
-    assertEquals("web", endpoints.at("/subsets/0/ports/0/name").asText(), endpoints.toString());
+    // Simulated pods have no address, so the Service has Endpoints without members (as upstream for pods without IPs).
+    assertEquals(0, kubectl.run("get", "endpoints", "nginx").code());
 
     Kubectl.Result again = kubectl.run(manifest, Map.of(), "apply", "-f", "-");
     assertTrue(again.out().contains("service/nginx unchanged"), again.toString());
+  }
+
+  /** Local pods have addresses: the Service's Endpoints are the pods its selector matches, by hostname. */
+  @Test
+  void aServicesEndpointsAreThePodsItsSelectorMatchesWithTheirAddresses() {
+    String ns = "members";
+    Api.Reply service = api.post("/api/v1/namespaces/" + ns + "/services", "application/json", """
+        {"metadata":{"name":"nginx"},"spec":{"clusterIP":"None","selector":{"app":"nginx"},
+         "ports":[{"name":"pg","port":5432}]}}""");
+    assertEquals(201, service.code(), service.body());
+    api.createSet(ns, Manifests.commandSet("db", 2, "sleep", "3600"));
+    api.awaitConverged(ns, "db", 2, Duration.ofSeconds(120));
+    JsonNode endpoints = api.get("/api/v1/namespaces/" + ns + "/endpoints/nginx").json();
+    List<String> hostnames = new ArrayList<>();
+    endpoints.at("/subsets/0/addresses").forEach(a -> {
+      hostnames.add(a.path("hostname").asText());
+      assertTrue(a.path("ip").asText().matches("\\d+\\.\\d+\\.\\d+\\.\\d+"), a.toString());
+    });
+    assertEquals(List.of("db-0", "db-1"), hostnames.stream().sorted().toList(), endpoints.toString());
+    assertEquals(5432, endpoints.at("/subsets/0/ports/0/port").asInt(), endpoints.toString());
+    assertEquals("pg", endpoints.at("/subsets/0/ports/0/name").asText(), endpoints.toString());
+    assertEquals(200, api.delete(Paths.set(ns, "db")).code());
   }
 
   @Test
@@ -76,6 +94,7 @@ class ServicesIT {
     assertEquals(5432, first.json().at("/spec/ports/0/targetPort").asInt(), "targetPort defaults to the port");
     assertEquals("TCP", first.json().at("/spec/ports/0/protocol").asText());
     assertEquals("None", first.json().at("/spec/sessionAffinity").asText());
+    assertTrue(first.warnings().stream().anyMatch(w -> w.contains("does not route Service addresses")), first.warnings().toString());
 
     String taking = "{\"metadata\":{\"name\":\"copy\"},\"spec\":{\"clusterIP\":\"" + ip + "\",\"ports\":[{\"port\":1}]}}";
     InvalidInputIT.assertRefused(api.post(services, "application/json", taking), 422, "spec.clusterIPs");

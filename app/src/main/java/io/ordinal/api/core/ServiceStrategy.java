@@ -11,6 +11,7 @@ import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Strategy;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.FieldError;
+import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.apimachinery.ObjectMetaValidation;
 import io.ordinal.store.ClusterIps;
 import java.util.ArrayList;
@@ -25,8 +26,8 @@ import java.util.regex.Pattern;
  * ClusterIP Services, headless ones ({@code clusterIP: None}) and ExternalName ones. Defaults as
  * upstream's (type ClusterIP, sessionAffinity None, protocol TCP, targetPort the port, IPv4 single
  * stack, internalTrafficPolicy Cluster); a ClusterIP Service gets a free address of the service
- * network unless it names one, which must be free and in it. NodePort and LoadBalancer Services are
- * refused: Ordinal has no node ports and no load balancers.
+ * network unless it names one, which must be free and in it; a warning says that it is not routed
+ * yet. NodePort and LoadBalancer Services are refused: Ordinal has no node ports and no load balancers.
  */
 public final class ServiceStrategy implements Strategy<Service> {
   public static final Resource<Service> RESOURCE = new Resource<>(ApiResources.SERVICES, Service.class);
@@ -55,6 +56,11 @@ public final class ServiceStrategy implements Strategy<Service> {
           "failed to allocate a serviceIP: range is full"));
       spec.setClusterIP(ip);
       spec.setClusterIPs(List.of(ip));
+    }
+    if (spec.getType().equals("ClusterIP") && !"None".equals(spec.getClusterIP())) {
+      // Said, not silent: the address is held, but nothing forwards it yet.
+      KubeCodec.warn("ClusterIP " + spec.getClusterIP() + " is allocated, but Ordinal does not route Service addresses"
+          + " to pods yet: reach the pods by their own addresses, or by a headless Service's names");
     }
   }
 
