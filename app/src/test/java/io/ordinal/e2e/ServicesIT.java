@@ -60,12 +60,15 @@ class ServicesIT {
     assertTrue(again.out().contains("service/nginx unchanged"), again.toString());
   }
 
-  /** Local pods have addresses: the Service's Endpoints are the pods its selector matches, by hostname. */
+  /**
+   * Local pods have addresses: the Service's Endpoints are the pods its selector matches (the set's
+   * pods are labelled app=db), by hostname, as their subdomain is the Service (serviceName nginx).
+   */
   @Test
   void aServicesEndpointsAreThePodsItsSelectorMatchesWithTheirAddresses() {
     String ns = "members";
     Api.Reply service = api.post("/api/v1/namespaces/" + ns + "/services", "application/json", """
-        {"metadata":{"name":"nginx"},"spec":{"clusterIP":"None","selector":{"app":"nginx"},
+        {"metadata":{"name":"nginx"},"spec":{"clusterIP":"None","selector":{"app":"db"},
          "ports":[{"name":"pg","port":5432}]}}""");
     assertEquals(201, service.code(), service.body());
     api.createSet(ns, Manifests.commandSet("db", 2, "sleep", "3600"));

@@ -15,6 +15,9 @@ import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.ResourceFieldSelector;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.SecretKeySelector;
 import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
@@ -84,7 +87,16 @@ public final class ListTypes {
       fact(PodSpec.class, "schedulingGates", ListType.map("name")),
       fact(PodSpec.class, "resourceClaims", ListType.map("name")),
       // core/v1 ResourceRequirements
-      fact(ResourceRequirements.class, "claims", ListType.map("name"))),
+      fact(ResourceRequirements.class, "claims", ListType.map("name")),
+      // core/v1 ServiceSpec: a port is known by its number and protocol, as a container's is
+      fact(ServiceSpec.class, "ports", ListType.map("port", "protocol")),
+      fact(ServiceSpec.class, "clusterIPs", ListType.ATOMIC),
+      fact(ServiceSpec.class, "externalIPs", ListType.ATOMIC),
+      fact(ServiceSpec.class, "ipFamilies", ListType.ATOMIC),
+      fact(ServiceSpec.class, "loadBalancerSourceRanges", ListType.ATOMIC),
+      // core/v1 ServiceAccount
+      fact(ServiceAccount.class, "secrets", ListType.map("name")),
+      fact(ServiceAccount.class, "imagePullSecrets", ListType.ATOMIC)),
       FieldTable.ofContainers(ListTypes::containerMarkers));
 
   /** core/v1 Container's markers (EphemeralContainerCommon has the same). */
@@ -108,7 +120,8 @@ public final class ListTypes {
       ObjectFieldSelector.class, ResourceFieldSelector.class, NodeSelector.class, NodeSelectorTerm.class);
 
   /** {@code +mapType=atomic} map-valued fields. */
-  private static final Map<Class<?>, Set<String>> ATOMIC_MAPS = Map.of(PodSpec.class, Set.of("nodeSelector"));
+  private static final Map<Class<?>, Set<String>> ATOMIC_MAPS = Map.of(PodSpec.class, Set.of("nodeSelector"),
+      ServiceSpec.class, Set.of("selector"));
 
   /**
    * Defaults of list-map key fields: an element that omits the key is known by the default, as
@@ -116,7 +129,7 @@ public final class ListTypes {
    * {@code default: "TCP"} for ContainerPort.protocol).
    */
   private static final Map<Class<?>, Map<String, String>> KEY_DEFAULTS = Map.of(
-      ContainerPort.class, Map.of("protocol", "TCP"));
+      ContainerPort.class, Map.of("protocol", "TCP"), ServicePort.class, Map.of("protocol", "TCP"));
 
   private ListTypes() {}
 

@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimStatus;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.api.patch.FieldTable.Fact;
 import io.ordinal.store.KubeJson;
@@ -86,7 +88,10 @@ public final class PatchStrategies {
       // core/v1 PersistentVolumeClaimStatus (of spec.volumeClaimTemplates, itself atomic)
       tag(PersistentVolumeClaimStatus.class, "conditions", "merge", "type"),
       // apps/v1 StatefulSetStatus
-      tag(StatefulSetStatus.class, "conditions", "merge", "type")),
+      tag(StatefulSetStatus.class, "conditions", "merge", "type"),
+      // core/v1 ServiceSpec and ServiceAccount
+      tag(ServiceSpec.class, "ports", "merge", "port"),
+      tag(ServiceAccount.class, "secrets", "merge", "name")),
       FieldTable.ofContainers(PatchStrategies::containerTags));
 
   /** core/v1 Container's tags (EphemeralContainerCommon keeps the same fields and tags). */
