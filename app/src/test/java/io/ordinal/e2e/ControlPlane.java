@@ -1,14 +1,13 @@
 package io.ordinal.e2e;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real Kubernetes control plane (kube-apiserver, kube-controller-manager with upstream's
@@ -77,19 +76,13 @@ final class ControlPlane implements AutoCloseable {
   }
 
   private static void run(Map<String, String> env, String... args) throws IOException, InterruptedException {
-    Path log = Files.createTempFile("control-plane", ".log");
     List<String> command = new ArrayList<>(List.of(SCRIPT.toString()));
     command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().putAll(env);
-    Process process = builder.start();
-    if (!process.waitFor(3, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      throw new IllegalStateException("control-plane.sh " + String.join(" ", args) + " did not finish in 3 minutes");
-    }
-    if (process.exitValue() != 0) {
-      throw new IllegalStateException("control-plane.sh " + String.join(" ", args) + " exited " + process.exitValue()
-          + ":\n" + Files.readString(log, StandardCharsets.UTF_8));
+    // The components it launches write to logs of their own, so its output closes when it exits.
+    Command.Result result = Command.run(Duration.ofMinutes(3), env, null, null, command);
+    if (result.code() != 0) {
+      throw new IllegalStateException("control-plane.sh " + String.join(" ", args) + " exited " + result.code()
+          + ":\n" + result.output());
     }
   }
 }

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
 import io.temporal.api.enums.v1.EventType;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -172,14 +170,16 @@ class EtcdExampleIT {
     List<String> argv = new ArrayList<>(List.of("etcdctl", "--endpoints=" + endpoints, "--dial-timeout=2s",
         "--command-timeout=5s"));
     argv.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true);
-    builder.environment().put("ETCDCTL_API", "3");
-    Process process = builder.start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!process.waitFor(20, TimeUnit.SECONDS) || process.exitValue() != 0) {
-      throw new IOException("etcdctl " + String.join(" ", args) + ": " + out);
+    Command.Result result;
+    try {
+      result = Command.run(Duration.ofSeconds(20), Map.of("ETCDCTL_API", "3"), null, null, argv);
+    } catch (AssertionError e) {
+      throw new IOException(e.getMessage(), e); // as a failed write: the writer retries those
     }
-    return out;
+    if (result.code() != 0) {
+      throw new IOException("etcdctl " + String.join(" ", args) + ": " + result.output());
+    }
+    return result.output();
   }
 
   /**

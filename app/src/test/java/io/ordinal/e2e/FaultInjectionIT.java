@@ -185,9 +185,8 @@ class FaultInjectionIT {
   }
 
   static void run(String... command) throws Exception {
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String output = new String(process.getInputStream().readAllBytes());
-    assertEquals(0, process.waitFor(), String.join(" ", command) + ": " + output);
+    Command.Result result = Command.run(Duration.ofMinutes(2), command);
+    assertEquals(0, result.code(), String.join(" ", command) + ": " + result.output());
   }
 
   /** Stops the process named by {@code pidFile} and starts it again with the same command line. */

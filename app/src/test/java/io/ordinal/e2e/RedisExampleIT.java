@@ -82,9 +82,6 @@ class RedisExampleIT {
   static String redis(int ordinal, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("redis-cli", "-h", ip(ordinal), "-p", "6379"));
     command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    String out = new String(process.getInputStream().readAllBytes()).trim();
-    process.waitFor();
-    return out;
+    return Command.run(Duration.ofSeconds(60), command.toArray(String[]::new)).output().trim();
   }
 }

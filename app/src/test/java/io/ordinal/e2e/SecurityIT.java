@@ -34,7 +34,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -1016,12 +1015,11 @@ class SecurityIT {
 
   /** {@code ss -ltnpH}, the lines of this installation's processes. */
   private static List<Listener> listeners() throws Exception {
-    Process ss = new ProcessBuilder("ss", "-ltnpH").redirectErrorStream(true).start();
-    String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(ss.waitFor(30, TimeUnit.SECONDS) && ss.exitValue() == 0, out);
+    Command.Result ss = Command.run(Duration.ofSeconds(30), "ss", "-ltnpH");
+    assertEquals(0, ss.code(), ss.output());
     Set<Long> pids = installationPids();
     List<Listener> listeners = new ArrayList<>();
-    for (String line : out.lines().toList()) {
+    for (String line : ss.out().lines().toList()) {
       Matcher m = SS_LINE.matcher(line.strip());
       if (!m.matches()) {
         continue;
@@ -1039,7 +1037,7 @@ class SecurityIT {
         }
       }
     }
-    assertFalse(listeners.isEmpty(), out);
+    assertFalse(listeners.isEmpty(), ss.output());
     return listeners;
   }
 

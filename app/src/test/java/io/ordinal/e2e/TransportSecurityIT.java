@@ -232,14 +232,11 @@ class TransportSecurityIT {
   /** Runs the repository's launcher against the shared service's data dir and port. */
   private static Kubectl.Result launcher(String... args) throws Exception {
     Path script = Path.of(System.getProperty("user.dir")).getParent().resolve("ordinal");
-    ProcessBuilder builder = new ProcessBuilder(java.util.stream.Stream.concat(java.util.stream.Stream.of(script.toString()),
-        java.util.Arrays.stream(args)).toList());
-    builder.environment().put("ORDINAL_DATA_DIR", service.dataDir.toString());
-    builder.environment().put("ORDINAL_HTTP_PORT", Integer.toString(service.httpPort));
-    Process process = builder.start();
-    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    String err = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-    return new Kubectl.Result(process.waitFor(), out, err);
+    List<String> command = java.util.stream.Stream.concat(java.util.stream.Stream.of(script.toString()),
+        java.util.Arrays.stream(args)).toList();
+    Command.Result result = Command.run(Duration.ofMinutes(2), Map.of("ORDINAL_DATA_DIR", service.dataDir.toString(),
+        "ORDINAL_HTTP_PORT", Integer.toString(service.httpPort)), null, null, command);
+    return new Kubectl.Result(result.code(), result.out(), result.err());
   }
 
   private static javax.net.ssl.TrustManager[] trust(Path ca) throws IOException, GeneralSecurityException {

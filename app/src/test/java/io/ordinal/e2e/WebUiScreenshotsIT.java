@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -111,18 +110,9 @@ class WebUiScreenshotsIT {
     if (modules == null || modules.isBlank()) {
       throw new IllegalStateException("ORDINAL_NODE_PATH is not set: run the tests through ./ordinal test, which installs puppeteer-core");
     }
-    Path html = Files.createTempFile("page", ".html");
-    ProcessBuilder builder = new ProcessBuilder("node", SCRIPT.toString(), url, png, text)
-        .redirectError(ProcessBuilder.Redirect.INHERIT).redirectOutput(html.toFile());
-    builder.environment().put("NODE_PATH", modules);
-    Process process = builder.start();
-    if (!process.waitFor(120, TimeUnit.SECONDS)) {
-      process.destroyForcibly().waitFor();
-      throw new IllegalStateException("the browser did not finish rendering " + url);
-    }
-    assertEquals(0, process.exitValue(), "no \"" + text + "\" on " + url);
-    String out = Files.readString(html);
-    Files.delete(html);
-    return out;
+    Command.Result render = Command.run(Duration.ofSeconds(120), Map.of("NODE_PATH", modules), null, null,
+        List.of("node", SCRIPT.toString(), url, png, text));
+    assertEquals(0, render.code(), "no \"" + text + "\" on " + url + "\n" + render.err());
+    return render.out();
   }
 }
