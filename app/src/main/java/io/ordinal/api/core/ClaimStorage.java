@@ -6,12 +6,10 @@ import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.api.registry.Strategy;
-import io.ordinal.apimachinery.FieldError;
 import io.ordinal.pods.PodLifecycle;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.StoreException;
 import io.ordinal.temporal.SetSignals;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -61,35 +59,12 @@ public final class ClaimStorage implements Storage<PersistentVolumeClaim> {
         .orElseThrow(() -> new StoreException(StoreException.Reason.NOT_FOUND, name));
   }
 
-  /** What a user may do to a claim: delete it. */
+  /** What a user may do to a claim: delete it, which wakes its set once committed. */
   public static Strategy<PersistentVolumeClaim> strategy(PodStore pods, SetSignals signals) {
-    return new Strategy<>() {
-      @Override
-      public Resource<PersistentVolumeClaim> resource() {
-        return RESOURCE;
-      }
-
-      @Override
-      public boolean allowCreate() {
-        return false;
-      }
-
-      @Override
-      public List<FieldError> validate(PersistentVolumeClaim claim) {
-        return List.of();
-      }
-
-      @Override
-      public List<FieldError> validateUpdate(PersistentVolumeClaim claim, PersistentVolumeClaim old) {
-        return List.of();
-      }
-
-      @Override
-      public void afterDeleteCommitted(PersistentVolumeClaim deleted) {
-        String namespace = deleted.getMetadata().getNamespace();
-        String name = deleted.getMetadata().getName();
-        pods.claimRow(namespace, name).ifPresent(row -> signals.wake(namespace, row.setName(), name));
-      }
-    };
+    return Strategy.deleteOnly(RESOURCE, deleted -> { }, deleted -> {
+      String namespace = deleted.getMetadata().getNamespace();
+      String name = deleted.getMetadata().getName();
+      pods.claimRow(namespace, name).ifPresent(row -> signals.wake(namespace, row.setName(), name));
+    });
   }
 }

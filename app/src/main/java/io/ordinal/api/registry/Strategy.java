@@ -3,6 +3,7 @@ package io.ordinal.api.registry;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.ordinal.apimachinery.FieldError;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What is particular to a kind (upstream's RESTCreateStrategy, RESTUpdateStrategy and
@@ -56,4 +57,43 @@ public interface Strategy<T extends HasMetadata> {
 
   /** After a delete committed, outside its transaction (what may take long: a namespace's contents). */
   default void afterDeleteCommitted(T deleted) {}
+
+  /**
+   * The strategy of a kind whose objects a controller makes and a user may only delete (claims,
+   * revisions): no create, nothing to validate (no update reaches it), and what a deletion wakes.
+   */
+  static <T extends HasMetadata> Strategy<T> deleteOnly(Resource<T> resource, Consumer<T> afterDelete,
+      Consumer<T> afterDeleteCommitted) {
+    return new Strategy<>() {
+      @Override
+      public Resource<T> resource() {
+        return resource;
+      }
+
+      @Override
+      public boolean allowCreate() {
+        return false;
+      }
+
+      @Override
+      public List<FieldError> validate(T object) {
+        return List.of();
+      }
+
+      @Override
+      public List<FieldError> validateUpdate(T object, T old) {
+        return List.of();
+      }
+
+      @Override
+      public void afterDelete(T deleted) {
+        afterDelete.accept(deleted);
+      }
+
+      @Override
+      public void afterDeleteCommitted(T deleted) {
+        afterDeleteCommitted.accept(deleted);
+      }
+    };
+  }
 }

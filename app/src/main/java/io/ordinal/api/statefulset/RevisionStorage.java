@@ -6,13 +6,11 @@ import io.ordinal.api.registry.Deletion;
 import io.ordinal.api.registry.Resource;
 import io.ordinal.api.registry.Storage;
 import io.ordinal.api.registry.Strategy;
-import io.ordinal.apimachinery.FieldError;
 import io.ordinal.model.SetKey;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.StoreException;
 import io.ordinal.temporal.SetSignals;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -56,37 +54,14 @@ public final class RevisionStorage implements Storage<ControllerRevision> {
     return current;
   }
 
-  /** What a user may do to a revision: delete it, which wakes its set. */
+  /** What a user may do to a revision: delete it, which wakes its set in the same transaction. */
   public static Strategy<ControllerRevision> strategy(StatefulSetStore sets, SetSignals signals) {
-    return new Strategy<>() {
-      @Override
-      public Resource<ControllerRevision> resource() {
-        return RESOURCE;
-      }
-
-      @Override
-      public boolean allowCreate() {
-        return false;
-      }
-
-      @Override
-      public List<FieldError> validate(ControllerRevision revision) {
-        return List.of();
-      }
-
-      @Override
-      public List<FieldError> validateUpdate(ControllerRevision revision, ControllerRevision old) {
-        return List.of();
-      }
-
-      @Override
-      public void afterDelete(ControllerRevision deleted) {
-        String namespace = deleted.getMetadata().getNamespace();
-        deleted.getMetadata().getOwnerReferences().stream().findFirst()
-            .flatMap(owner -> sets.get(namespace, owner.getName()))
-            .ifPresent(set -> signals.queueSpecChange(new SetKey(namespace, set.getMetadata().getName()),
-                set.getMetadata().getGeneration()));
-      }
-    };
+    return Strategy.deleteOnly(RESOURCE, deleted -> {
+      String namespace = deleted.getMetadata().getNamespace();
+      deleted.getMetadata().getOwnerReferences().stream().findFirst()
+          .flatMap(owner -> sets.get(namespace, owner.getName()))
+          .ifPresent(set -> signals.queueSpecChange(new SetKey(namespace, set.getMetadata().getName()),
+              set.getMetadata().getGeneration()));
+    }, deleted -> { });
   }
 }
