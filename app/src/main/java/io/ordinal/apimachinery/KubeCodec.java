@@ -126,7 +126,8 @@ public final class KubeCodec {
   public static MutableHttpResponse<String> respond(HttpRequest<?> request, int code, Object body) {
     boolean yaml = wantsYaml(request);
     try {
-      String text = yaml ? KubeJson.YAML.writeValueAsString(body) : KubeJson.JSON.writeValueAsString(body);
+      Object written = body instanceof String ? body : GoFields.tree(body);
+      String text = yaml ? KubeJson.YAML.writeValueAsString(written) : KubeJson.JSON.writeValueAsString(written);
       MutableHttpResponse<String> response = HttpResponse.<String>status(HttpStatus.valueOf(code))
           .contentType(yaml ? YAML : MediaType.APPLICATION_JSON)
           .body(text);

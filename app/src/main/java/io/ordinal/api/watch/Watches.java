@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.GoFields;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.WatchLog.Change;
 import io.ordinal.store.WatchLog;
@@ -284,7 +285,12 @@ public class Watches {
 
   private String objectJson(HasMetadata object) {
     String version = object.getMetadata().getResourceVersion();
-    return version == null ? KubeJson.write(object) : recentJson.computeIfAbsent(version, v -> KubeJson.write(object));
+    return version == null ? json(object) : recentJson.computeIfAbsent(version, v -> json(object));
+  }
+
+  /** An object as upstream writes it: with the fields its Go type always has. */
+  private static String json(HasMetadata object) {
+    return KubeJson.write(GoFields.tree(object));
   }
 
   private static String key(HasMetadata object) {
