@@ -18,7 +18,10 @@ import java.util.Map;
  * (the official Python client's models) require them. Which fields, and their zeros, come from
  * upstream's Go types themselves ({@code go-fields.json}, written by deploy/kube/go-fields); zeros
  * that are JSON null (nil pointers, slices, maps) add nothing and are left out, as is everything
- * the model keeps already.
+ * the model keeps already. Only an object's own scalars and what is below its status (the server's)
+ * are filled: in a spec, a filled field would come back in a PUT of what a GET gave, and a pod
+ * template, a claim template or an immutable field compared as written would then differ from
+ * the stored one (a new revision, a refused update) though nothing changed.
  */
 public final class GoFields {
   private record Field(String name, JsonNode zero, String type, String shape) {}
@@ -60,32 +63,56 @@ public final class GoFields {
     if (tree instanceof ObjectNode object) {
       String type = KINDS.get(object.path("apiVersion").asText() + "/" + object.path("kind").asText());
       if (type != null) {
-        fill(object, type);
+        fillRoot(object, type);
       }
     }
   }
 
-  private static void fill(ObjectNode node, String type) {
+  /**
+   * An API object (or a list of them, whose items are objects in turn): its own scalar fields, and
+   * everything below its status, which the server owns; nothing inside what a client writes back.
+   */
+  private static void fillRoot(ObjectNode node, String type) {
     for (Field field : TYPES.getOrDefault(type, List.of())) {
-      JsonNode value = node.get(field.name());
-      if (value == null && field.zero() != null) {
-        value = field.zero().deepCopy();
-        node.set(field.name(), value);
-      }
-      if (value == null || field.type() == null) {
-        continue;
-      }
-      switch (field.shape()) {
-        case "list" -> value.forEach(element -> fillObject(element, field.type()));
-        case "map" -> value.properties().forEach(entry -> fillObject(entry.getValue(), field.type()));
-        default -> fillObject(value, field.type());
+      if (field.name().equals("items") && type.endsWith("List")) {
+        fillField(node, field, false, true);
+      } else if (field.name().equals("status")) {
+        fillField(node, field, true, false);
+      } else if (field.zero() != null && field.zero().isValueNode() && !node.has(field.name())) {
+        node.set(field.name(), field.zero().deepCopy());
       }
     }
   }
 
-  private static void fillObject(JsonNode node, String type) {
+  private static void fill(ObjectNode node, String type, boolean structs) {
+    for (Field field : TYPES.getOrDefault(type, List.of())) {
+      fillField(node, field, structs, false);
+    }
+  }
+
+  private static void fillField(ObjectNode node, Field field, boolean structs, boolean roots) {
+    JsonNode value = node.get(field.name());
+    if (value == null && field.zero() != null && (structs || field.zero().isValueNode())) {
+      value = field.zero().deepCopy();
+      node.set(field.name(), value);
+    }
+    if (value == null || field.type() == null) {
+      return;
+    }
+    switch (field.shape()) {
+      case "list" -> value.forEach(element -> fillObject(element, field.type(), structs, roots));
+      case "map" -> value.properties().forEach(entry -> fillObject(entry.getValue(), field.type(), structs, false));
+      default -> fillObject(value, field.type(), structs, false);
+    }
+  }
+
+  private static void fillObject(JsonNode node, String type, boolean structs, boolean root) {
     if (node instanceof ObjectNode object) {
-      fill(object, type);
+      if (root) {
+        fillRoot(object, type);
+      } else {
+        fill(object, type, structs);
+      }
     }
   }
 }

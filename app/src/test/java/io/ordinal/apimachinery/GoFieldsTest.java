@@ -39,6 +39,20 @@ class GoFieldsTest {
     assertEquals("{}", status.path("state").toString(), "a struct value is always written");
   }
 
+  /** A GET then PUT must not change a template or an immutable field: nothing is added in a spec. */
+  @Test
+  void fieldsAreAddedOnlyBelowTheObjectsStatus() {
+    JsonNode set = GoFields.tree(new StatefulSetBuilder().withApiVersion("apps/v1").withKind("StatefulSet")
+        .withNewMetadata().withName("web").endMetadata().withNewSpec().withNewTemplate().withNewSpec()
+        .addNewContainer().withName("c").endContainer().endSpec().endTemplate()
+        .addNewVolumeClaimTemplate().withNewMetadata().withName("www").endMetadata().endVolumeClaimTemplate().endSpec()
+        .build());
+    assertFalse(set.at("/spec/template/spec/containers/0").has("resources"), set.toString());
+    assertFalse(set.at("/spec/volumeClaimTemplates/0").has("status"), set.toString());
+    assertFalse(set.at("/spec").has("updateStrategy"), set.toString());
+    assertFalse(set.at("/spec").has("serviceName"), "nothing is filled in a spec: " + set);
+  }
+
   @Test
   void whatAnObjectHasIsKeptAndUnknownKindsAreLeftAlone() {
     JsonNode map = GoFields.tree(new ConfigMapBuilder().withApiVersion("v1").withKind("ConfigMap").withNewMetadata()

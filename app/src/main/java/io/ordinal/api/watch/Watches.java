@@ -1,12 +1,12 @@
 package io.ordinal.api.watch;
 
-import io.ordinal.apimachinery.ChangeFeed;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micronaut.http.MediaType;
 import io.micronaut.http.server.types.files.StreamedFile;
 import io.ordinal.apimachinery.ApiException;
+import io.ordinal.apimachinery.ChangeFeed;
 import io.ordinal.apimachinery.GoFields;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.WatchLog.Change;
