@@ -20,9 +20,10 @@ final class StreamBody extends InputStream {
 
   StreamBody(Flux<byte[]> source) {
     // The server sends the status line and headers with the first chunk it reads; a watch may have
-    // no event for minutes, and clients wait for the headers. A newline is whitespace between JSON
-    // values to every JSON stream decoder, so the stream starts with one.
-    chunks.add(new byte[] {'\n'});
+    // no event for minutes, and clients wait for the headers. So the stream starts with a space:
+    // whitespace before a JSON value to every decoder. Not a newline: clients that read a watch line
+    // by line (the official Python client) take an empty line for an event without an object.
+    chunks.add(new byte[] {' '});
     subscription = source.subscribe(chunks::add, error -> chunks.add(END), () -> chunks.add(END));
   }
 
