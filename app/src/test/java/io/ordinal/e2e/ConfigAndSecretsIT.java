@@ -65,6 +65,53 @@ class ConfigAndSecretsIT {
     assertTrue(folded.path("stringData").isMissingNode() || folded.path("stringData").isNull(), folded.toString());
   }
 
+  /** Server-side apply records who owns what, and a server dry run stores nothing, on each new kind. */
+  @Test
+  void serverSideApplyAndServerDryRunWorkOnTheNewKinds(@Namespace String ns) {
+    Kubectl kubectl = kubectl(ns);
+    String manifests = """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: conf}
+        data: {mode: fast}
+        ---
+        apiVersion: v1
+        kind: Secret
+        metadata: {name: cred}
+        stringData: {user: admin}
+        ---
+        apiVersion: v1
+        kind: ServiceAccount
+        metadata: {name: runner}
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: db}
+        spec:
+          clusterIP: None
+          selector: {app: db}
+          ports: [{name: pg, port: 5432}]
+        """;
+    String applied = kubectl.run(manifests, java.util.Map.of(), "apply", "--server-side", "-f", "-").ok().out();
+    for (String object : List.of("configmap/conf", "secret/cred", "serviceaccount/runner", "service/db")) {
+      assertTrue(applied.contains(object + " serverside-applied"), applied);
+    }
+    JsonNode map = api.get("/api/v1/namespaces/" + ns + "/configmaps/conf").json();
+    boolean owned = false;
+    for (JsonNode entry : map.at("/metadata/managedFields")) {
+      owned |= entry.path("manager").asText().equals("kubectl") && entry.at("/fieldsV1/f:data/f:mode").isObject();
+    }
+    assertTrue(owned, "kubectl owns data.mode: " + map);
+
+    String changed = manifests.replace("mode: fast", "mode: slow").replace("port: 5432", "port: 5433");
+    assertTrue(kubectl.run(changed, java.util.Map.of(), "apply", "--server-side", "--dry-run=server", "-f", "-").ok().out()
+        .contains("(server dry run)"));
+    kubectl.run("delete", "secret", "cred", "--dry-run=server").ok();
+    assertEquals("fast", api.get("/api/v1/namespaces/" + ns + "/configmaps/conf").json().at("/data/mode").asText());
+    assertEquals(5432, api.get("/api/v1/namespaces/" + ns + "/services/db").json().at("/spec/ports/0/port").asInt());
+    assertEquals(200, api.get("/api/v1/namespaces/" + ns + "/secrets/cred").code(), "a dry-run delete deletes nothing");
+  }
+
   @Test
   void invalidConfigMapsAndSecretsAreRefusedWithUpstreamsFieldPaths(@Namespace String ns) {
     String maps = "/api/v1/namespaces/" + ns + "/configmaps";
