@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -110,6 +112,39 @@ class ConfigAndSecretsIT {
     assertEquals("fast", api.get("/api/v1/namespaces/" + ns + "/configmaps/conf").json().at("/data/mode").asText());
     assertEquals(5432, api.get("/api/v1/namespaces/" + ns + "/services/db").json().at("/spec/ports/0/port").asInt());
     assertEquals(200, api.get("/api/v1/namespaces/" + ns + "/secrets/cred").code(), "a dry-run delete deletes nothing");
+  }
+
+  /**
+   * A local container's environment from a ConfigMap and a Secret (valueFrom and envFrom): while the
+   * ConfigMap is missing the container waits in CreateContainerConfigError with the kubelet's words,
+   * and starts with the values once it exists.
+   */
+  @Test
+  void aLocalContainerTakesItsEnvironmentFromConfigMapsAndSecretsAndWaitsForAMissingOne(@Namespace String ns) {
+    ObjectNode set = Manifests.commandSet("env", 1, "sh", "-c", "echo mode=$MODE user=$USER_NAME level=$cfg_level; sleep 3600");
+    ObjectNode container = (ObjectNode) set.at("/spec/template/spec/containers/0");
+    ArrayNode env = container.putArray("env");
+    env.addObject().put("name", "MODE").putObject("valueFrom").putObject("configMapKeyRef").put("name", "app").put("key", "mode");
+    env.addObject().put("name", "USER_NAME").putObject("valueFrom").putObject("secretKeyRef").put("name", "db").put("key", "user");
+    env.addObject().put("name", "ABSENT").putObject("valueFrom").putObject("secretKeyRef").put("name", "none")
+        .put("key", "k").put("optional", true);
+    container.putArray("envFrom").addObject().put("prefix", "cfg_").putObject("configMapRef").put("name", "app");
+    api.createSet(ns, set);
+    String pod = "/api/v1/namespaces/" + ns + "/pods/env-0";
+    JsonNode waiting = api.await(pod, java.time.Duration.ofSeconds(90), r -> r.code() == 200
+        && "CreateContainerConfigError".equals(r.json().at("/status/containerStatuses/0/state/waiting/reason").asText()));
+    assertEquals("configmap \"app\" not found", waiting.at("/status/containerStatuses/0/state/waiting/message").asText(),
+        waiting.toString());
+
+    assertEquals(0, kubectl(ns).run("create", "configmap", "app", "--from-literal=mode=fast", "--from-literal=level=3").code());
+    assertEquals(0, kubectl(ns).run("create", "secret", "generic", "db", "--from-literal=user=admin").code());
+    api.awaitConverged(ns, "env", 1, java.time.Duration.ofSeconds(120));
+    String log = "";
+    for (int attempt = 0; attempt < 60 && !log.contains("mode="); attempt++) {
+      Api.sleep(500);
+      log = api.get(pod + "/log").body();
+    }
+    assertTrue(log.contains("mode=fast user=admin level=3"), log);
   }
 
   @Test

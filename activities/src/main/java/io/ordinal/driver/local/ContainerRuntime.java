@@ -159,7 +159,7 @@ final class ContainerRuntime {
   }
 
   private void start(Instant now) throws Exception {
-    var configError = pod.user(spec).configError(pod.podId(), spec.getName());
+    var configError = pod.user(spec).configError(pod.podId(), spec.getName()).or(() -> pod.envError(spec));
     if (configError.isPresent()) {
       // As the kubelet: the container is not created, the pod says why, and it is tried again later.
       if (!"CreateContainerConfigError".equals(waitingReason)) {
@@ -183,6 +183,10 @@ final class ContainerRuntime {
     cgroup = placed.orElse(Cgroups.unlimited(pod.containerId(spec.getName())));
     try {
       process = pod.launch(spec, logFile, cgroup);
+    } catch (EnvSources.Missing e) {
+      // Gone between the check above and now: as above, the next start tries again.
+      waitAndRetry("CreateContainerConfigError", e.getMessage(), now);
+      return;
     } catch (IOException e) {
       // As the kubelet's CreateContainerError: the pod says why, and it is tried again after a back-off.
       log.warn("pod {} container {}: cannot start: {}", pod.name(), spec.getName(), e.getMessage());

@@ -11,6 +11,7 @@ import io.ordinal.kube.Labels;
 import io.ordinal.kube.PodHostname;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.EventRecorder;
+import io.ordinal.store.ObjectStore;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.Repositories;
 import io.ordinal.store.StatefulSetStore;
@@ -42,6 +43,7 @@ public class LocalDriver implements PodDriver {
   private static final Logger log = LoggerFactory.getLogger(LocalDriver.class);
   private static final Duration RECOVERY_REPORT_TIMEOUT = Duration.ofSeconds(30);
 
+  private final ObjectStore objects;
   private final Map<String, PodSupervisor> supervisors = new ConcurrentHashMap<>();
   private final Repositories.Pods pods;
   private final StatefulSetStore sets;
@@ -55,7 +57,9 @@ public class LocalDriver implements PodDriver {
   private final PodNetwork network;
 
   public LocalDriver(Repositories.Pods pods, StatefulSetStore sets, EventRecorder events, PodEvents podEvents,
-      LocalPaths paths, AddressBook addresses, ThisNode node, LocalPodMetrics metrics, Runc runc, PodNetwork network) {
+      LocalPaths paths, AddressBook addresses, ThisNode node, LocalPodMetrics metrics, Runc runc, PodNetwork network,
+      ObjectStore objects) {
+    this.objects = objects;
     this.runc = runc;
     this.network = network;
     this.node = node;
@@ -177,6 +181,11 @@ public class LocalDriver implements PodDriver {
 
   AddressBook addresses() {
     return addresses;
+  }
+
+  /** Where the ConfigMaps and Secrets a container's environment names are read. */
+  ObjectStore objects() {
+    return objects;
   }
 
   Runc runc() {

@@ -3,7 +3,9 @@ package io.ordinal.driver.local;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarSource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.ordinal.driver.Signals;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -29,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -446,7 +449,7 @@ final class PodSupervisor implements Runnable {
   }
 
   /** Starts {@code spec} in the pod's sandbox (made again if it is gone), in a cgroup of {@code cgroup}. */
-  ContainerProcess launch(Container spec, Path logFile, Cgroups.Placement cgroup) throws IOException {
+  ContainerProcess launch(Container spec, Path logFile, Cgroups.Placement cgroup) throws IOException, EnvSources.Missing {
     Map<String, String> env = env(spec);
     List<String> argv = new ArrayList<>();
     for (String part : spec.getCommand()) {
@@ -493,8 +496,22 @@ final class PodSupervisor implements Runnable {
     return new LocalExec.Target(driver.runc(), process.id(), dir);
   }
 
-  /** The container's environment: downward-API values, then its env in order, each $(VAR)-expanded. */
-  Map<String, String> env(Container spec) {
+  /** Why the container's environment cannot be made now (a required ConfigMap, Secret or key is missing), if so. */
+  Optional<String> envError(Container spec) {
+    try {
+      env(spec);
+      return Optional.empty();
+    } catch (EnvSources.Missing e) {
+      return Optional.of(e.getMessage());
+    }
+  }
+
+  /**
+   * The container's environment: downward-API values, then its envFrom sources, then its env in
+   * order, each $(VAR)-expanded; a required ConfigMap or Secret (or key) that is missing is thrown.
+   */
+  Map<String, String> env(Container spec) throws EnvSources.Missing {
+    EnvSources sources = new EnvSources(driver.objects(), row.namespace());
     Map<String, String> env = new LinkedHashMap<>();
     env.put("PATH", OciSpec.PATH);
     env.put("HOME", user(spec).home());
@@ -503,14 +520,23 @@ final class PodSupervisor implements Runnable {
     env.put("POD_NAMESPACE", row.namespace());
     env.put("POD_IP", Objects.requireNonNullElse(podIp, ""));
     env.put("POD_ORDINAL", Integer.toString(row.ordinal()));
+    for (EnvFromSource source : spec.getEnvFrom() == null ? List.<EnvFromSource>of() : spec.getEnvFrom()) {
+      env.putAll(sources.variables(source));
+    }
     for (EnvVar var : spec.getEnv() == null ? List.<EnvVar>of() : spec.getEnv()) {
-      String value;
-      if (var.getValueFrom() != null && var.getValueFrom().getFieldRef() != null) {
-        value = fieldRef(var.getValueFrom().getFieldRef().getFieldPath());
+      EnvVarSource from = var.getValueFrom();
+      Optional<String> value;
+      if (from != null && from.getFieldRef() != null) {
+        value = Optional.of(fieldRef(from.getFieldRef().getFieldPath()));
+      } else if (from != null && from.getConfigMapKeyRef() != null) {
+        value = sources.value(from.getConfigMapKeyRef());
+      } else if (from != null && from.getSecretKeyRef() != null) {
+        value = sources.value(from.getSecretKeyRef());
       } else {
-        value = EnvExpansion.expand(Objects.requireNonNullElse(var.getValue(), ""), env);
+        value = Optional.of(EnvExpansion.expand(Objects.requireNonNullElse(var.getValue(), ""), env));
       }
-      env.put(var.getName(), value);
+      // An optional reference that is missing sets nothing, as the kubelet does.
+      value.ifPresent(v -> env.put(var.getName(), v));
     }
     return env;
   }
