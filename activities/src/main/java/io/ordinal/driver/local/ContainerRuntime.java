@@ -159,7 +159,8 @@ final class ContainerRuntime {
   }
 
   private void start(Instant now) throws Exception {
-    var configError = pod.user(spec).configError(pod.podId(), spec.getName()).or(() -> pod.envError(spec));
+    PodSupervisor.Startable startable = pod.startable(spec);
+    var configError = startable.configError();
     if (configError.isPresent()) {
       // As the kubelet: the container is not created, the pod says why, and it is tried again later.
       if (!"CreateContainerConfigError".equals(waitingReason)) {
@@ -182,11 +183,7 @@ final class ContainerRuntime {
     }
     cgroup = placed.orElse(Cgroups.unlimited(pod.containerId(spec.getName())));
     try {
-      process = pod.launch(spec, logFile, cgroup);
-    } catch (EnvSources.Missing e) {
-      // Gone between the check above and now: as above, the next start tries again.
-      waitAndRetry("CreateContainerConfigError", e.getMessage(), now);
-      return;
+      process = pod.launch(spec, startable.env(), logFile, cgroup);
     } catch (IOException e) {
       // As the kubelet's CreateContainerError: the pod says why, and it is tried again after a back-off.
       log.warn("pod {} container {}: cannot start: {}", pod.name(), spec.getName(), e.getMessage());

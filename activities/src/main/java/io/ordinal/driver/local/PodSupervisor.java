@@ -272,7 +272,8 @@ final class PodSupervisor implements Runnable {
     Duration backoff = ContainerRuntime.INITIAL_BACKOFF;
     for (Container init : pod.getSpec().getInitContainers() == null ? List.<Container>of() : pod.getSpec().getInitContainers()) {
       while (!stopRequested && !detached) {
-        var configError = user(init).configError(podId(), init.getName());
+        Startable startable = startable(init);
+        var configError = startable.configError();
         if (configError.isPresent()) {
           event("Warning", "Failed", "Error: " + configError.get());
           Thread.sleep(backoff.toMillis());
@@ -281,7 +282,7 @@ final class PodSupervisor implements Runnable {
         }
         ContainerProcess process;
         try {
-          process = launch(init, logFile(init.getName()), Cgroups.unlimited(containerId(init.getName())));
+          process = launch(init, startable.env(), logFile(init.getName()), Cgroups.unlimited(containerId(init.getName())));
         } catch (IOException e) {
           event("Warning", "Failed", "Error: init container " + init.getName() + ": " + e.getMessage());
           Thread.sleep(backoff.toMillis());
@@ -448,9 +449,8 @@ final class PodSupervisor implements Runnable {
     }
   }
 
-  /** Starts {@code spec} in the pod's sandbox (made again if it is gone), in a cgroup of {@code cgroup}. */
-  ContainerProcess launch(Container spec, Path logFile, Cgroups.Placement cgroup) throws IOException, EnvSources.Missing {
-    Map<String, String> env = env(spec);
+  /** Starts {@code spec} with {@code env} in the pod's sandbox (made again if it is gone), in a cgroup of {@code cgroup}. */
+  ContainerProcess launch(Container spec, Map<String, String> env, Path logFile, Cgroups.Placement cgroup) throws IOException {
     List<String> argv = new ArrayList<>();
     for (String part : spec.getCommand()) {
       argv.add(EnvExpansion.expand(part, env));
@@ -496,13 +496,19 @@ final class PodSupervisor implements Runnable {
     return new LocalExec.Target(driver.runc(), process.id(), dir);
   }
 
-  /** Why the container's environment cannot be made now (a required ConfigMap, Secret or key is missing), if so. */
-  Optional<String> envError(Container spec) {
+  /** A container as it may start now: its environment, or why it may not (the kubelet's CreateContainerConfigError). */
+  record Startable(Map<String, String> env, Optional<String> configError) {}
+
+  /** Its user and its environment checked, its environment read once (ConfigMaps and Secrets are read here). */
+  Startable startable(Container spec) {
+    Optional<String> configError = user(spec).configError(podId(), spec.getName());
+    if (configError.isPresent()) {
+      return new Startable(Map.of(), configError);
+    }
     try {
-      env(spec);
-      return Optional.empty();
+      return new Startable(env(spec), Optional.empty());
     } catch (EnvSources.Missing e) {
-      return Optional.of(e.getMessage());
+      return new Startable(Map.of(), Optional.of(e.getMessage()));
     }
   }
 
@@ -510,7 +516,7 @@ final class PodSupervisor implements Runnable {
    * The container's environment: downward-API values, then its envFrom sources, then its env in
    * order, each $(VAR)-expanded; a required ConfigMap or Secret (or key) that is missing is thrown.
    */
-  Map<String, String> env(Container spec) throws EnvSources.Missing {
+  private Map<String, String> env(Container spec) throws EnvSources.Missing {
     EnvSources sources = new EnvSources(driver.objects(), row.namespace());
     Map<String, String> env = new LinkedHashMap<>();
     env.put("PATH", OciSpec.PATH);
