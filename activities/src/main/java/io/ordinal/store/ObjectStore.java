@@ -145,38 +145,30 @@ public class ObjectStore {
     if (!kind.sealed()) {
       return 0;
     }
+    // Only rows an older key sealed are opened: on most starts none is, and nothing is decrypted.
+    String select = "SELECT namespace, name, uid, created_at, object, resource_version FROM " + kind.table();
+    String update = "UPDATE " + kind.table() + " SET object = ? WHERE namespace = ? AND name = ? AND resource_version = ?"
+        + " AND object = ?";
     int resealed = 0;
-    for (HasMetadata object : list(kind, kind.type(), null)) {
-      String namespace = namespace(kind, object);
-      String name = object.getMetadata().getName();
-      String sql = "UPDATE " + kind.table() + " SET object = ? WHERE namespace = ? AND name = ? AND resource_version = ?"
-          + " AND object = ?";
-      try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(sql)) {
-        String current = storedValue(c, kind, namespace, name);
-        if (current == null || !sealer.sealedWithOlderKey(current)) {
+    try (Connection c = dataSource.getConnection(); PreparedStatement rows = c.prepareStatement(select);
+        ResultSet row = rows.executeQuery(); PreparedStatement q = c.prepareStatement(update)) {
+      while (row.next()) {
+        String current = row.getString(5);
+        if (!sealer.sealedWithOlderKey(current)) {
           continue;
         }
-        q.setString(1, stored(kind, namespace, object));
-        q.setString(2, namespace);
-        q.setString(3, name);
-        q.setLong(4, Long.parseLong(object.getMetadata().getResourceVersion()));
+        HasMetadata object = object(kind, row);
+        q.setString(1, stored(kind, row.getString(1), object));
+        q.setString(2, row.getString(1));
+        q.setString(3, row.getString(2));
+        q.setLong(4, row.getLong(6));
         q.setString(5, current);
         resealed += q.executeUpdate();
-      } catch (SQLException e) {
-        throw failed(e);
       }
+    } catch (SQLException e) {
+      throw failed(e);
     }
     return resealed;
-  }
-
-  private static String storedValue(Connection c, ObjectTable kind, String namespace, String name) throws SQLException {
-    try (PreparedStatement q = c.prepareStatement("SELECT object FROM " + kind.table() + " WHERE namespace = ? AND name = ?")) {
-      q.setString(1, namespace);
-      q.setString(2, name);
-      try (ResultSet rows = q.executeQuery()) {
-        return rows.next() ? rows.getString(1) : null;
-      }
-    }
   }
 
   /** The object a watch_log row (the table row as to_jsonb writes it) stands for. */
