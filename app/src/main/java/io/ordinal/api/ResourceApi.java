@@ -77,9 +77,9 @@ public class ResourceApi {
     return create(request, resolve("", version, resource, true), namespace, body);
   }
 
-  @Delete(value = CORE + NAMESPACED, consumes = {JSON, KubeCodec.YAML}, produces = {JSON, KubeCodec.YAML})
+  @Delete(value = CORE + NAMESPACED, consumes = {JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {JSON, KubeCodec.YAML})
   public HttpResponse<String> deleteCoreCollection(HttpRequest<?> request, String version, String namespace, String resource,
-      @Body @Nullable String body) {
+      @Body @Nullable byte[] body) {
     return deleteCollection(request, resolve("", version, resource, true), namespace, body);
   }
 
@@ -117,15 +117,15 @@ public class ResourceApi {
     return patch(request, resolve("", version, resource, true), namespace, name, body);
   }
 
-  @Delete(value = CORE + "/{resource}/{name}", consumes = {JSON, KubeCodec.YAML}, produces = {JSON, KubeCodec.YAML})
+  @Delete(value = CORE + "/{resource}/{name}", consumes = {JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {JSON, KubeCodec.YAML})
   public HttpResponse<String> deleteCore(HttpRequest<?> request, String version, String resource, String name,
-      @Body @Nullable String body) {
+      @Body @Nullable byte[] body) {
     return delete(request, resolve("", version, resource, false), "", name, body);
   }
 
-  @Delete(value = CORE + NAMESPACED + "/{name}", consumes = {JSON, KubeCodec.YAML}, produces = {JSON, KubeCodec.YAML})
+  @Delete(value = CORE + NAMESPACED + "/{name}", consumes = {JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {JSON, KubeCodec.YAML})
   public HttpResponse<String> deleteCoreIn(HttpRequest<?> request, String version, String namespace, String resource,
-      String name, @Body @Nullable String body) {
+      String name, @Body @Nullable byte[] body) {
     return delete(request, resolve("", version, resource, true), namespace, name, body);
   }
 
@@ -153,9 +153,9 @@ public class ResourceApi {
     return create(request, resolve(group, version, resource, true), namespace, body);
   }
 
-  @Delete(value = GROUP + NAMESPACED, consumes = {JSON, KubeCodec.YAML}, produces = {JSON, KubeCodec.YAML})
+  @Delete(value = GROUP + NAMESPACED, consumes = {JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {JSON, KubeCodec.YAML})
   public HttpResponse<String> deleteGroupCollection(HttpRequest<?> request, String group, String version, String namespace,
-      String resource, @Body @Nullable String body) {
+      String resource, @Body @Nullable byte[] body) {
     return deleteCollection(request, resolve(group, version, resource, true), namespace, body);
   }
 
@@ -194,15 +194,15 @@ public class ResourceApi {
     return patch(request, resolve(group, version, resource, true), namespace, name, body);
   }
 
-  @Delete(value = GROUP + "/{resource}/{name}", consumes = {JSON, KubeCodec.YAML}, produces = {JSON, KubeCodec.YAML})
+  @Delete(value = GROUP + "/{resource}/{name}", consumes = {JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {JSON, KubeCodec.YAML})
   public HttpResponse<String> deleteGroup(HttpRequest<?> request, String group, String version, String resource,
-      String name, @Body @Nullable String body) {
+      String name, @Body @Nullable byte[] body) {
     return delete(request, resolve(group, version, resource, false), "", name, body);
   }
 
-  @Delete(value = GROUP + NAMESPACED + "/{name}", consumes = {JSON, KubeCodec.YAML}, produces = {JSON, KubeCodec.YAML})
+  @Delete(value = GROUP + NAMESPACED + "/{name}", consumes = {JSON, KubeCodec.YAML, KubeProtobuf.MEDIA_TYPE}, produces = {JSON, KubeCodec.YAML})
   public HttpResponse<String> deleteGroupIn(HttpRequest<?> request, String group, String version, String namespace,
-      String resource, String name, @Body @Nullable String body) {
+      String resource, String name, @Body @Nullable byte[] body) {
     return delete(request, resolve(group, version, resource, true), namespace, name, body);
   }
 
@@ -249,7 +249,7 @@ public class ResourceApi {
   }
 
   private <T extends HasMetadata> HttpResponse<String> delete(HttpRequest<?> request, ServedResource<T> resource,
-      String namespace, String name, String body) {
+      String namespace, String name, byte[] body) {
     T deleted = writer(resource, "delete").delete(namespace, name, Deletion.of(request, body));
     if (!resource.deleteAnswersStatus()) {
       return KubeCodec.ok(request, deleted);
@@ -261,7 +261,7 @@ public class ResourceApi {
 
   /** DELETE on a collection: each object the selectors let through, as a DELETE of its own. */
   private <T extends HasMetadata> HttpResponse<String> deleteCollection(HttpRequest<?> request, ServedResource<T> resource,
-      String namespace, String body) {
+      String namespace, byte[] body) {
     GenericStore<T> store = writer(resource, "deletecollection");
     Deletion deletion = Deletion.of(request, body);
     var deleted = store.deleteCollection(resource.collection().selected(namespace, ListOptions.of(request)), deletion);

@@ -96,6 +96,10 @@ public final class KubeProtobuf {
       Map.entry("SelfSubjectReview", Map.of(1, Field.message("metadata", META))),
       // kubectl create namespace: the name and labels are all a namespace has here
       Map.entry("Namespace", Map.of(1, Field.message("metadata", META))),
+      // Helm's release store deletes its Secrets through a typed client, which sends these as protobuf
+      Map.entry("DeleteOptions", Map.of(1, Field.integer("gracePeriodSeconds"),
+          2, Field.message("preconditions", Map.of(1, Field.string("uid"), 2, Field.string("resourceVersion"))),
+          3, Field.bool("orphanDependents"), 4, Field.string("propagationPolicy"), 5, Field.strings("dryRun"))),
       Map.entry("ConfigMap", Map.of(1, Field.message("metadata", META), 2, Field.message("data", MAP),
           3, Field.bytesMap("binaryData"), 4, Field.bool("immutable"))),
       Map.entry("Secret", Map.of(1, Field.message("metadata", META), 2, Field.bytesMap("data"), 3, Field.string("type"),
@@ -173,7 +177,7 @@ public final class KubeProtobuf {
       }
       switch (field.type()) {
         case BOOL -> node.put(field.name(), in.readBool());
-        case INT -> node.put(field.name(), in.readInt32());
+        case INT -> node.put(field.name(), in.readInt64()); // int32 and int64 alike: a negative int32 is sign-extended
         case STRING -> {
           String value = in.readStringRequireUtf8();
           if (field.repeated()) {

@@ -44,6 +44,20 @@ class KubeProtobufTest {
         json.toString());
   }
 
+  /** Helm's release store deletes its Secrets through client-go's typed client, which sends DeleteOptions so. */
+  @Test
+  void deleteOptionsDecodeWithTheirInt64GracePeriodAndPreconditions() throws IOException {
+    byte[] options = message(out -> {
+      out.writeInt64(1, 30);
+      out.writeByteArray(2, message(p -> p.writeString(1, "u-1")));
+      out.writeString(4, "Foreground");
+      out.writeString(5, "All");
+    });
+    assertEquals("{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",\"gracePeriodSeconds\":30,"
+        + "\"preconditions\":{\"uid\":\"u-1\"},\"propagationPolicy\":\"Foreground\",\"dryRun\":[\"All\"]}",
+        KubeProtobuf.decode(envelope("v1", "DeleteOptions", options)).toString());
+  }
+
   @Test
   void aNamespaceAsKubectlCreateNamespaceSendsItDecodesToItsNameAndLabels() throws IOException {
     byte[] namespace = message(out -> out.writeByteArray(1, message(meta -> {

@@ -4,8 +4,9 @@ import io.fabric8.kubernetes.api.model.DeleteOptions;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.micronaut.http.HttpRequest;
 import io.ordinal.apimachinery.ApiException;
-import io.ordinal.apimachinery.KubeCodec;
+import io.ordinal.apimachinery.KubeProtobuf;
 import io.ordinal.store.StatefulSetStore.Propagation;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 
@@ -16,9 +17,10 @@ import java.util.Locale;
  */
 public record Deletion(Propagation propagation, boolean dryRun, String uid, String resourceVersion) {
 
-  public static Deletion of(HttpRequest<?> request, String body) {
-    DeleteOptions options = body == null || body.isBlank() ? new DeleteOptions()
-        : KubeCodec.read(request, body, DeleteOptions.class);
+  /** From a body sent as JSON, YAML or protobuf (client-go's typed clients send protobuf: Helm's release store). */
+  public static Deletion of(HttpRequest<?> request, byte[] body) {
+    DeleteOptions options = body == null || new String(body, StandardCharsets.UTF_8).isBlank() ? new DeleteOptions()
+        : KubeProtobuf.read(request, body, DeleteOptions.class);
     String policy = request.getParameters().get("propagationPolicy");
     if (policy == null) {
       policy = options.getPropagationPolicy();
