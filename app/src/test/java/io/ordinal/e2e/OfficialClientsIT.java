@@ -24,6 +24,7 @@ import io.kubernetes.client.openapi.models.V1PodTemplateSpec;
 import io.kubernetes.client.openapi.models.V1PolicyRule;
 import io.kubernetes.client.openapi.models.V1Role;
 import io.kubernetes.client.openapi.models.V1RoleList;
+import io.kubernetes.client.openapi.models.V1Scale;
 import io.kubernetes.client.openapi.models.V1Secret;
 import io.kubernetes.client.openapi.models.V1SecretList;
 import io.kubernetes.client.openapi.models.V1Service;
@@ -132,7 +133,7 @@ class OfficialClientsIT {
     steps.add("watch statefulset");
     assertEquals("java-web", apps.readNamespacedStatefulSetStatus("java-web", ns).execute().getMetadata().getName());
     steps.add("get statefulset status");
-    PatchUtils.patch(V1StatefulSet.class, () -> apps.patchNamespacedStatefulSetScale("java-web", ns,
+    PatchUtils.patch(V1Scale.class, () -> apps.patchNamespacedStatefulSetScale("java-web", ns,
         new V1Patch("{\"spec\":{\"replicas\":2}}")).buildCall(null), V1Patch.PATCH_FORMAT_STRATEGIC_MERGE_PATCH, client);
     assertEquals(2, apps.readNamespacedStatefulSetScale("java-web", ns).execute().getSpec().getReplicas());
     steps.add("scale statefulset");

@@ -407,6 +407,9 @@ class SecurityIT {
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
     for (String target : open.keySet()) {
       String[] hostPort = target.split(" ");
+      if (hostPort[0].equals(gateway) && hostPort[1].equals("53")) {
+        continue; // the cluster DNS, the pods' nameserver, at their gateway only (ClusterDnsIT)
+      }
       assertEquals(Integer.toString(service().httpPort), hostPort[1], "only the API is reachable from a pod: " + open);
       assertFalse(hostPort[0].equals("127.0.0.1") || hostPort[0].equals("::1"), "the pod's loopback is its own: " + open);
     }
@@ -440,7 +443,7 @@ class SecurityIT {
       if (row.get(3).equals("`127.0.0.1`")) {
         assertEquals("127.0.0.1", listener.address(), role + " is bound to loopback, as the README says: " + listener);
       }
-      boolean reachableFromPod = role.equals("API");
+      boolean reachableFromPod = role.equals("API") || role.equals("Cluster DNS");
       assertEquals(reachableFromPod, !row.get(4).equals("no"), role + ": reachable from a pod? " + row);
     }
     assertEquals(List.of(), missing, "listeners missing from the README's Ports table " + table.keySet());
@@ -1055,6 +1058,9 @@ class SecurityIT {
     }
     if (listener.port() == UI_PORT) {
       return "Temporal Web UI";
+    }
+    if (listener.port() == 53 && listener.process().equals("java")) {
+      return "Cluster DNS";
     }
     if (!listener.process().equals("temporal")) {
       return "unknown " + listener.process() + " port";

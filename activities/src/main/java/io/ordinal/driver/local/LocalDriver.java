@@ -179,6 +179,11 @@ public class LocalDriver implements PodDriver {
     return paths;
   }
 
+  /** Where pods' DNS queries go: the cluster DNS at the bridge's address (io.ordinal.dns.ClusterDns). */
+  String clusterDns() {
+    return network.gateway();
+  }
+
   AddressBook addresses() {
     return addresses;
   }

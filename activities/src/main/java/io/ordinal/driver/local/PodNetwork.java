@@ -93,6 +93,11 @@ public class PodNetwork {
     return block;
   }
 
+  /** The bridge's own address: pods' default route, and where the cluster DNS answers them. */
+  public String gateway() {
+    return block().gateway();
+  }
+
   /** The pod's network namespace, made and attached at {@code ip} if it is not already (idempotent). */
   public Path attach(String podUid, String ip) throws IOException {
     Block b = block();

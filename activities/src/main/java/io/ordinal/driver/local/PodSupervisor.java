@@ -172,6 +172,11 @@ final class PodSupervisor implements Runnable {
     hostname = PodHostname.of(pod);
     podIp = sandbox.hostNetwork() ? HOST_ADDRESS : driver.addresses().addressOf(row.namespace(), row.setName(), row.name());
     driver.refreshHostsFiles(row.namespace());
+    Path resolvConf = dir.resolve("resolv.conf");
+    Optional<String> dns = PodDns.resolvConf(row.namespace(), pod.getSpec(), driver.clusterDns());
+    if (dns.isPresent()) {
+      Files.writeString(resolvConf, dns.get());
+    }
     Map<String, List<OciSpec.Volume>> byContainer = new LinkedHashMap<>();
     Map<String, List<SubPathMount>> subPathsByContainer = new LinkedHashMap<>();
     Set<String> owned = new HashSet<>();
@@ -199,6 +204,9 @@ final class PodSupervisor implements Runnable {
         binds.add(new OciSpec.Volume(source, mount.getMountPath(), Boolean.TRUE.equals(mount.getReadOnly())));
       }
       binds.add(new OciSpec.Volume(driver.paths().hosts(row.namespace(), row.name()), "/etc/hosts", false));
+      if (dns.isPresent()) {
+        binds.add(new OciSpec.Volume(resolvConf, "/etc/resolv.conf", true));
+      }
       byContainer.put(c.getName(), List.copyOf(binds));
     }
     volumes = byContainer;
