@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.Descriptors;
 import io.ordinal.store.KubeJson;
+import io.ordinal.workflow.LargePayloadCodec;
+import io.temporal.api.common.v1.Payload;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * ConfigMaps, Secrets and ServiceAccounts as kubectl writes and reads them: upstream's validation,
  * tables, watches and RBAC (view reads ConfigMaps but not Secrets), and a Secret's value nowhere in
- * clear outside the API: not in its table, the watch log, the service's logs or the audit log.
+ * clear outside the API: not in its table, the watch log, the service's logs, the audit log or the
+ * workflow histories of a set that uses it.
  */
 @E2eTest
 class ConfigAndSecretsIT {
@@ -229,6 +233,26 @@ class ConfigAndSecretsIT {
         }
       }
     }
+    // A set whose pods take the Secret: its histories (every payload, decoded) name the Secret, never its value.
+    ObjectNode set = Manifests.commandSet("uses-pw", 1, "sh", "-c", "sleep 3600");
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).putArray("env").addObject().put("name", "PASSWORD")
+        .putObject("valueFrom").putObject("secretKeyRef").put("name", "pw").put("key", "password");
+    api.createSet(ns, set);
+    api.awaitConverged(ns, "uses-pw", 1, java.time.Duration.ofSeconds(120));
+    List<String> payloads = service.withTemporal(client -> {
+      List<String> texts = new ArrayList<>();
+      List<String> ids = new ArrayList<>(List.of("statefulset/" + ns + "/uses-pw"));
+      client.listExecutions("OrdinalNamespace = '" + ns + "'").forEach(e -> ids.add(e.getExecution().getWorkflowId()));
+      for (String id : ids) {
+        client.fetchHistory(id).getEvents().forEach(event -> payloadTexts(event, texts));
+      }
+      return texts;
+    });
+    assertTrue(payloads.stream().anyMatch(text -> text.contains("secretKeyRef")), "the set's spec is in its history");
+    for (String text : payloads) {
+      assertClear(text, value, encoded, "a workflow history");
+    }
+
     Path keys = service.dataDir.resolve("encryption").resolve("keys");
     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(keys)));
     try (Stream<Path> files = Files.walk(service.dataDir)) {
@@ -236,6 +260,21 @@ class ConfigAndSecretsIT {
         assertClear(Files.readString(file, StandardCharsets.ISO_8859_1), value, encoded, file.toString());
       }
     }
+  }
+
+  /** The text of every payload of a history event (its fields walked by reflection), decoded as the worker does. */
+  private static void payloadTexts(com.google.protobuf.Message message, List<String> texts) {
+    if (message instanceof Payload payload) {
+      LargePayloadCodec.decode(List.of(payload), Integer.MAX_VALUE).forEach(p -> texts.add(p.getData().toStringUtf8()));
+      return;
+    }
+    message.getAllFields().forEach((field, value) -> {
+      if (field.getJavaType() == Descriptors.FieldDescriptor.JavaType.MESSAGE) {
+        for (Object child : field.isRepeated() ? (List<?>) value : List.of(value)) {
+          payloadTexts((com.google.protobuf.Message) child, texts);
+        }
+      }
+    });
   }
 
   private static void assertClear(String text, String value, String encoded, String where) {

@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -403,12 +404,14 @@ class SecurityIT {
     assertTrue(reached.size() >= targets.size(), "every target tried: " + log);
     String gateway = log.lines().filter(l -> l.startsWith("gateway ")).findFirst().orElseThrow().substring("gateway ".length());
     assertTrue(hosts.contains(gateway), "the pod's gateway is an address of this machine: " + gateway + " " + hosts);
+    Set<String> clusterDns = clusterDnsAddresses();
+    assertTrue(clusterDns.contains(gateway), "the pods' nameserver is at their gateway: " + clusterDns);
     Map<String, String> open = reached.entrySet().stream().filter(e -> e.getValue().equals("open"))
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
     for (String target : open.keySet()) {
       String[] hostPort = target.split(" ");
-      if (hostPort[0].equals(gateway) && hostPort[1].equals("53")) {
-        continue; // the cluster DNS, the pods' nameserver, at their gateway only (ClusterDnsIT)
+      if (hostPort[1].equals("53") && clusterDns.contains(hostPort[0])) {
+        continue; // a cluster DNS (this installation's, the pods' nameserver, or another's): LocalServicesIT
       }
       assertEquals(Integer.toString(service().httpPort), hostPort[1], "only the API is reachable from a pod: " + open);
       assertFalse(hostPort[0].equals("127.0.0.1") || hostPort[0].equals("::1"), "the pod's loopback is its own: " + open);
@@ -1042,6 +1045,19 @@ class SecurityIT {
     }
     assertFalse(listeners.isEmpty(), ss.output());
     return listeners;
+  }
+
+  /** Where a service of this machine (this installation's or another's) answers DNS over TCP: each one's pod gateway. */
+  private static Set<String> clusterDnsAddresses() throws Exception {
+    Command.Result ss = Command.run(Duration.ofSeconds(30), "ss", "-ltnpH", "sport = :53");
+    Set<String> addresses = new TreeSet<>();
+    for (String line : ss.out().lines().toList()) {
+      Matcher m = SS_LINE.matcher(line.strip());
+      if (m.matches() && m.group(2).contains("\"java\"")) {
+        addresses.add(m.group(1).substring(0, m.group(1).lastIndexOf(':')));
+      }
+    }
+    return addresses;
   }
 
   /** The README's name of a listener: by the port the installation was given, else by what it answers. */

@@ -97,7 +97,7 @@ class ServicesIT {
     assertEquals(5432, first.json().at("/spec/ports/0/targetPort").asInt(), "targetPort defaults to the port");
     assertEquals("TCP", first.json().at("/spec/ports/0/protocol").asText());
     assertEquals("None", first.json().at("/spec/sessionAffinity").asText());
-    assertTrue(first.warnings().stream().anyMatch(w -> w.contains("does not route Service addresses")), first.warnings().toString());
+    assertEquals(List.of(), first.warnings(), "a TCP port is routed: nothing to warn of");
 
     String taking = "{\"metadata\":{\"name\":\"copy\"},\"spec\":{\"clusterIP\":\"" + ip + "\",\"ports\":[{\"port\":1}]}}";
     InvalidInputIT.assertRefused(api.post(services, "application/json", taking), 422, "spec.clusterIPs");
@@ -118,6 +118,10 @@ class ServicesIT {
         "{\"metadata\":{\"name\":\"other\"},\"spec\":{\"ports\":[{\"port\":1}]}}");
     assertEquals(201, other.code(), other.body());
     assertNotEquals(ip, other.json().at("/spec/clusterIP").asText());
+    Api.Reply udp = api.post(services, "application/json",
+        "{\"metadata\":{\"name\":\"udp\"},\"spec\":{\"selector\":{\"app\":\"x\"},\"ports\":[{\"port\":53,\"protocol\":\"UDP\"}]}}");
+    assertEquals(201, udp.code(), udp.body());
+    assertTrue(udp.warnings().stream().anyMatch(w -> w.contains("53/UDP") && w.contains("not routed")), udp.warnings().toString());
     Api.Reply dryRun = api.post(services + "?dryRun=All", "application/json",
         "{\"metadata\":{\"name\":\"dry\"},\"spec\":{\"ports\":[{\"port\":1}]}}");
     assertEquals(201, dryRun.code(), dryRun.body());

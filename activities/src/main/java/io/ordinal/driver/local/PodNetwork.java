@@ -98,6 +98,38 @@ public class PodNetwork {
     return block().gateway();
   }
 
+  /**
+   * The addresses held as /32s on this installation's bridge that {@code wanted} accepts: the Service
+   * addresses its proxy answers at (ServiceProxy), local to the machine, so that pods reach them
+   * through their gateway and no other installation hands them out.
+   */
+  public java.util.Set<String> hostAddresses(java.util.function.Predicate<String> wanted) throws IOException {
+    java.net.NetworkInterface bridge = java.net.NetworkInterface.getByName(block().bridge());
+    java.util.Set<String> held = new java.util.TreeSet<>();
+    if (bridge != null) {
+      for (java.net.InterfaceAddress address : bridge.getInterfaceAddresses()) {
+        String ip = address.getAddress().getHostAddress();
+        if (address.getNetworkPrefixLength() == 32 && wanted.test(ip)) {
+          held.add(ip);
+        }
+      }
+    }
+    return held;
+  }
+
+  /** This installation's bridge, if its block is claimed already (without claiming it). */
+  public synchronized java.util.Optional<String> claimedBridge() {
+    return java.util.Optional.ofNullable(block).map(Block::bridge);
+  }
+
+  public void addHostAddress(String ip) throws IOException {
+    ip("addr", "replace", ip + "/32", "dev", block().bridge());
+  }
+
+  public void removeHostAddress(String ip) throws IOException {
+    ip("addr", "del", ip + "/32", "dev", block().bridge());
+  }
+
   /** The pod's network namespace, made and attached at {@code ip} if it is not already (idempotent). */
   public Path attach(String podUid, String ip) throws IOException {
     Block b = block();

@@ -13,6 +13,7 @@ import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.apimachinery.ObjectMetaValidation;
+import io.ordinal.driver.local.PodNetwork;
 import io.ordinal.store.ClusterIps;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,8 +27,9 @@ import java.util.regex.Pattern;
  * ClusterIP Services, headless ones ({@code clusterIP: None}) and ExternalName ones. Defaults as
  * upstream's (type ClusterIP, sessionAffinity None, protocol TCP, targetPort the port, IPv4 single
  * stack, internalTrafficPolicy Cluster); a ClusterIP Service gets a free address of the service
- * network unless it names one, which must be free and in it; a warning says that it is not routed
- * yet. NodePort and LoadBalancer Services are refused: Ordinal has no node ports and no load balancers.
+ * network unless it names one, which must be free and in it (the local driver's ServiceProxy routes
+ * its TCP ports; a warning says so of the others). NodePort and LoadBalancer Services are refused:
+ * Ordinal has no node ports and no load balancers.
  */
 public final class ServiceStrategy implements Strategy<Service> {
   public static final Resource<Service> RESOURCE = new Resource<>(ApiResources.SERVICES, Service.class);
@@ -36,9 +38,11 @@ public final class ServiceStrategy implements Strategy<Service> {
   private static final Pattern IANA_SVC_NAME = Pattern.compile("[-a-z0-9]*[a-z][-a-z0-9]*");
 
   private final ClusterIps clusterIps;
+  private final PodNetwork network;
 
-  public ServiceStrategy(ClusterIps clusterIps) {
+  public ServiceStrategy(ClusterIps clusterIps, PodNetwork network) {
     this.clusterIps = clusterIps;
+    this.network = network;
   }
 
   @Override
@@ -58,9 +62,13 @@ public final class ServiceStrategy implements Strategy<Service> {
       spec.setClusterIPs(List.of(ip));
     }
     if (spec.getType().equals("ClusterIP") && !"None".equals(spec.getClusterIP())) {
-      // Said, not silent: the address is held, but nothing forwards it yet.
-      KubeCodec.warn("ClusterIP " + spec.getClusterIP() + " is allocated, but Ordinal does not route Service addresses"
-          + " to pods yet: reach the pods by their own addresses, or by a headless Service's names");
+      // Said, not silent: the proxy routes TCP ports only.
+      for (ServicePort port : spec.getPorts() == null ? List.<ServicePort>of() : spec.getPorts()) {
+        if (!"TCP".equals(port.getProtocol())) {
+          KubeCodec.warn("port " + port.getPort() + "/" + port.getProtocol() + " of ClusterIP " + spec.getClusterIP()
+              + " is not routed: Ordinal's Service proxy carries TCP only; reach the pods by a headless Service's names");
+        }
+      }
     }
   }
 
@@ -88,8 +96,15 @@ public final class ServiceStrategy implements Strategy<Service> {
             + ": provided IP is not in the valid range. The range of valid IPs is the service network"));
       } else {
         String self = service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
-        clusterIps.holder(ip).filter(holder -> !holder.equals(self)).ifPresent(holder -> errors.add(FieldError.invalid(
-            "spec.clusterIPs", List.of(ip), "failed to allocate IP " + ip + ": provided IP is already allocated")));
+        var holder = clusterIps.holder(ip);
+        // Held by another Service, or answered at by another installation of this machine (an address
+        // of ours that no Service holds is one just released, still on our bridge until the proxy's resync).
+        boolean elsewhere = ClusterIps.interfaceHolding(ip).filter(i -> !i.equals(network.claimedBridge().orElse(null)))
+            .isPresent();
+        if (holder.map(h -> !h.equals(self)).orElse(elsewhere)) {
+          errors.add(FieldError.invalid("spec.clusterIPs", List.of(ip), "failed to allocate IP " + ip
+              + ": provided IP is already allocated"));
+        }
       }
     }
     return errors;

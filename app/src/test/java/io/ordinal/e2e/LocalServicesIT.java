@@ -23,14 +23,14 @@ import org.xbill.DNS.SimpleResolver;
 import org.xbill.DNS.Type;
 
 /**
- * Local pods resolve Service names as in a cluster: their resolv.conf names the installation's cluster
+ * Services of local pods as in a cluster: DNS names and ClusterIPs. Pods resolve Service names: their resolv.conf names the installation's cluster
  * DNS (the pod network's gateway) with the kubelet's searches and ndots, and it answers a headless
  * Service with its ready members, each member by {@code <hostname>.<service>}, SRV per named port,
  * a ClusterIP Service with its address, an ExternalName with its CNAME; NXDOMAIN for what does not
  * exist and NODATA for AAAA.
  */
 @E2eTest
-class ClusterDnsIT {
+class LocalServicesIT {
   static Api api;
 
   @Test
@@ -106,6 +106,106 @@ class ClusterDnsIT {
         "{\"spec\":{\"replicas\":1}}").code());
     api.awaitConverged(ns, "dns", 1, Duration.ofSeconds(120));
     assertEquals(Set.of(ip0), answers(query(udp, "peers." + zone, Type.A), Type.A));
+  }
+
+  /**
+   * A ClusterIP Service's TCP port carries connections to its ready endpoints in turn, from a pod by
+   * the Service's name and from the machine at the address; with sessionAffinity ClientIP a client
+   * keeps its endpoint; a member that goes takes no more connections.
+   */
+  @Test
+  void aClusterIpCarriesConnectionsToTheReadyEndpointsInTurn(@Namespace String ns) throws Exception {
+    Kubectl kubectl = new Kubectl(api.base(), api.caCertificate(), api.token(), ns);
+    ObjectNode set = Manifests.commandSet("echo", 2, "python3", "-c", """
+        import os, socket
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(('0.0.0.0', 8080))
+        server.listen(16)
+        while True:
+            client, _ = server.accept()
+            client.sendall(os.environ['HOSTNAME'].encode() + b'\\n')
+            client.close()
+        """);
+    ObjectNode container = (ObjectNode) set.at("/spec/template/spec/containers/0");
+    container.putArray("ports").addObject().put("name", "echo").put("containerPort", 8080);
+    container.putObject("readinessProbe").put("periodSeconds", 1).putObject("tcpSocket").put("port", 8080);
+    api.createSet(ns, set);
+    Api.Reply created = api.post(Paths.core(ns, "services"), "application/json",
+        "{\"metadata\":{\"name\":\"echo\"},\"spec\":{\"selector\":{\"app\":\"echo\"},"
+            + "\"ports\":[{\"name\":\"http\",\"port\":80,\"targetPort\":\"echo\"}]}}");
+    assertEquals(201, created.code(), created.body());
+    String clusterIp = created.json().at("/spec/clusterIP").asText();
+    api.awaitConverged(ns, "echo", 2, Duration.ofSeconds(120));
+
+    // From a pod, by name (the cluster DNS answers the ClusterIP), four connections: both members, in turn.
+    String fromPod = awaitOutput(kubectl, "echo-0", """
+        import socket
+        for _ in range(4):
+            print(socket.create_connection(('echo', 80), timeout=5).makefile().readline().strip())
+        """, out -> out.lines().count() == 4);
+    assertEquals(List.of("echo-0", "echo-1"), fromPod.lines().distinct().sorted().toList(), fromPod);
+
+    // From the machine, at the address.
+    List<String> fromMachine = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      fromMachine.add(readLine(clusterIp, 80));
+    }
+    assertEquals(List.of("echo-0", "echo-1"), fromMachine.stream().distinct().sorted().toList(), fromMachine.toString());
+
+    // ClientIP affinity: the machine keeps one member.
+    assertEquals(200, api.patch(Paths.core(ns, "services") + "/echo", "application/merge-patch+json",
+        "{\"spec\":{\"sessionAffinity\":\"ClientIP\"}}").code());
+    awaitConnections(clusterIp, answers -> answers.stream().distinct().count() == 1);
+
+    // A member that goes is passed over.
+    assertEquals(200, api.patch(Paths.set(ns, "echo") + "/scale", "application/merge-patch+json",
+        "{\"spec\":{\"replicas\":1}}").code());
+    api.awaitConverged(ns, "echo", 1, Duration.ofSeconds(120));
+    assertEquals(List.of("echo-0"), awaitConnections(clusterIp, answers -> answers.equals(List.of("echo-0"))));
+  }
+
+  /** Runs python {@code script} in the pod until its output satisfies {@code done} (the endpoints may lag a probe). */
+  private static String awaitOutput(Kubectl kubectl, String pod, String script, java.util.function.Predicate<String> done) {
+    String out = "";
+    for (int attempt = 0; attempt < 30; attempt++) {
+      Kubectl.Result run = kubectl.run("exec", pod, "--", "python3", "-c", script);
+      out = run.out();
+      if (run.code() == 0 && done.test(out)) {
+        return out;
+      }
+      Api.sleep(500);
+    }
+    throw new AssertionError("never done: " + out);
+  }
+
+  private static List<String> awaitConnections(String ip, java.util.function.Predicate<List<String>> done) {
+    List<String> answers = List.of();
+    for (int attempt = 0; attempt < 40; attempt++) {
+      answers = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        try {
+          answers.add(readLine(ip, 80));
+        } catch (java.io.IOException e) {
+          answers.add(e.toString());
+        }
+      }
+      if (done.test(answers)) {
+        return answers;
+      }
+      Api.sleep(500);
+    }
+    throw new AssertionError("never done: " + answers);
+  }
+
+  private static String readLine(String ip, int port) throws java.io.IOException {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(ip, port), 5000);
+      socket.setSoTimeout(5000);
+      String line = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+          java.nio.charset.StandardCharsets.UTF_8)).readLine();
+      return line == null ? "(closed)" : line;
+    }
   }
 
   private static Message query(SimpleResolver resolver, String name, int type) throws Exception {

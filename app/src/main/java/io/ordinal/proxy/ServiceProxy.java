@@ -1,0 +1,296 @@
+package io.ordinal.proxy;
+
+import io.fabric8.kubernetes.api.model.EndpointAddress;
+import io.fabric8.kubernetes.api.model.EndpointPort;
+import io.fabric8.kubernetes.api.model.EndpointSubset;
+import io.fabric8.kubernetes.api.model.Endpoints;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.micronaut.context.event.ShutdownEvent;
+import io.micronaut.context.event.StartupEvent;
+import io.micronaut.runtime.event.annotation.EventListener;
+import io.ordinal.api.ServiceEndpoints;
+import io.ordinal.apimachinery.ApiException;
+import io.ordinal.driver.local.PodNetwork;
+import io.ordinal.driver.local.Runc;
+import io.ordinal.store.ClusterIps;
+import io.ordinal.store.ObjectStore;
+import io.ordinal.store.ObjectTable;
+import jakarta.inject.Singleton;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * ClusterIP Services of the {@code local} driver's pods, routed as kube-proxy's userspace mode did:
+ * each ClusterIP is a /32 of this installation's bridge (so local to the machine, reached by pods
+ * through their gateway and by the machine itself, and skipped by another installation's
+ * allocator), and each TCP port of it a listener of this service that hands every connection to a
+ * ready endpoint (the Service's Endpoints at that moment): in turn, or by client address with
+ * {@code sessionAffinity: ClientIP}. An endpoint that refuses is passed over for the next; with no
+ * ready endpoint the connection is closed at once. The Services are read again every
+ * {@value #RESYNC_SECONDS} s. UDP and SCTP ports are not routed (the API says so when they are
+ * written).
+ */
+@Singleton
+public class ServiceProxy {
+  private static final Logger log = LoggerFactory.getLogger(ServiceProxy.class);
+  static final int RESYNC_SECONDS = 2;
+  /** Connections proxied at once: pods must not be able to use up the service's file descriptors. */
+  private static final int MAX_CONNECTIONS = 2048;
+  private static final int CONNECT_TIMEOUT_MILLIS = 2000;
+  private static final int ATTEMPTS = 3;
+
+  private final ObjectStore objects;
+  private final ServiceEndpoints endpoints;
+  private final ClusterIps clusterIps;
+  private final PodNetwork network;
+  private final Runc runc;
+  private final Map<Address, Listener> listeners = new ConcurrentHashMap<>();
+  private final Set<Address> refused = ConcurrentHashMap.newKeySet();
+  private final Semaphore connections = new Semaphore(MAX_CONNECTIONS);
+  private ScheduledExecutorService resync;
+
+  public ServiceProxy(ObjectStore objects, ServiceEndpoints endpoints, ClusterIps clusterIps, PodNetwork network,
+      Runc runc) {
+    this.objects = objects;
+    this.endpoints = endpoints;
+    this.clusterIps = clusterIps;
+    this.network = network;
+    this.runc = runc;
+  }
+
+  /** A Service port as the proxy answers it: the ClusterIP and port. */
+  record Address(String ip, int port) {}
+
+  /** Where connections to an Address go: a port of a Service. */
+  record Target(String namespace, String service, String portName, boolean clientAffinity) {}
+
+  @EventListener
+  void start(StartupEvent event) {
+    if (runc.unavailable().isPresent()) {
+      return; // no local pods here, so nothing to route to
+    }
+    resync = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("service-proxy").factory());
+    resync.scheduleWithFixedDelay(this::resync, 0, RESYNC_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @EventListener
+  void stop(ShutdownEvent event) {
+    if (resync != null) {
+      resync.shutdownNow();
+    }
+    listeners.values().forEach(Listener::close);
+  }
+
+  /** The TCP ports of ClusterIP Services with a selector, by address. */
+  static Map<Address, Target> wanted(List<Service> services) {
+    Map<Address, Target> wanted = new HashMap<>();
+    for (Service service : services) {
+      var spec = service.getSpec();
+      String ip = spec.getClusterIP();
+      if (!"ClusterIP".equals(spec.getType()) || ip == null || ip.isEmpty() || ip.equals("None")
+          || spec.getSelector() == null || spec.getSelector().isEmpty()) {
+        continue;
+      }
+      boolean affinity = "ClientIP".equals(spec.getSessionAffinity());
+      for (ServicePort port : spec.getPorts() == null ? List.<ServicePort>of() : spec.getPorts()) {
+        if (port.getProtocol() == null || port.getProtocol().equals("TCP")) {
+          wanted.put(new Address(ip, port.getPort()), new Target(service.getMetadata().getNamespace(),
+              service.getMetadata().getName(), port.getName(), affinity));
+        }
+      }
+    }
+    return wanted;
+  }
+
+  private void resync() {
+    try {
+      Map<Address, Target> wanted = wanted(objects.list(ObjectTable.SERVICES, Service.class, null));
+      Set<String> addresses = new HashSet<>();
+      wanted.keySet().forEach(a -> addresses.add(a.ip()));
+      Set<String> held = network.hostAddresses(clusterIps::inRange);
+      for (String ip : addresses) {
+        if (!held.contains(ip)) {
+          network.addHostAddress(ip);
+        }
+      }
+      listeners.entrySet().removeIf(entry -> {
+        boolean gone = !entry.getValue().target().equals(wanted.get(entry.getKey()));
+        if (gone) {
+          entry.getValue().close();
+        }
+        return gone;
+      });
+      refused.retainAll(wanted.keySet());
+      wanted.forEach((address, target) -> {
+        if (!listeners.containsKey(address)) {
+          open(address, target);
+        }
+      });
+      for (String ip : held) {
+        if (!addresses.contains(ip)) {
+          network.removeHostAddress(ip);
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      log.warn("service proxy: resync failed: {}", e.toString());
+    }
+  }
+
+  private void open(Address address, Target target) {
+    try {
+      ServerSocket server = new ServerSocket();
+      server.setReuseAddress(true);
+      server.bind(new InetSocketAddress(InetAddress.getByName(address.ip()), address.port()), 256);
+      Listener listener = new Listener(server, target, new AtomicInteger());
+      listeners.put(address, listener);
+      refused.remove(address);
+      Thread.ofVirtual().name("service-proxy-" + address.ip() + ":" + address.port()).start(() -> accept(listener));
+      log.info("service proxy: {}:{} -> {}/{} port {}", address.ip(), address.port(), target.namespace(),
+          target.service(), target.portName());
+    } catch (IOException e) {
+      if (refused.add(address)) {
+        log.warn("service proxy: cannot listen at {}:{} for {}/{}: {}", address.ip(), address.port(), target.namespace(),
+            target.service(), e.getMessage());
+      }
+    }
+  }
+
+  /** A listening port and the Service port it serves. */
+  private record Listener(ServerSocket server, Target target, AtomicInteger next) {
+    void close() {
+      try {
+        server.close();
+      } catch (IOException e) {
+        log.debug("service proxy: closing {}: {}", server, e.getMessage());
+      }
+    }
+  }
+
+  private void accept(Listener listener) {
+    while (!listener.server().isClosed()) {
+      try {
+        Socket client = listener.server().accept();
+        if (!connections.tryAcquire()) {
+          client.close();
+          continue;
+        }
+        Thread.ofVirtual().start(() -> {
+          try {
+            proxy(client, listener);
+          } finally {
+            connections.release();
+          }
+        });
+      } catch (IOException e) {
+        if (!listener.server().isClosed()) {
+          log.debug("service proxy: accept: {}", e.getMessage());
+        }
+      }
+    }
+  }
+
+  private void proxy(Socket client, Listener listener) {
+    try (client; Socket backend = connect(client, listener)) {
+      if (backend == null) {
+        return; // no ready endpoint would take it: closed, as a rejected connection
+      }
+      Thread upstream = Thread.ofVirtual().start(() -> copy(client, backend));
+      copy(backend, client);
+      upstream.join();
+    } catch (IOException e) {
+      log.debug("service proxy: {}", e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A connection to a ready endpoint of the target: the next in turn (or the client's), then the ones after it. */
+  private Socket connect(Socket client, Listener listener) {
+    List<InetSocketAddress> ready = ready(listener.target());
+    if (ready.isEmpty()) {
+      return null;
+    }
+    int first = listener.target().clientAffinity()
+        ? Math.floorMod(Objects.hashCode(client.getInetAddress().getHostAddress()), ready.size())
+        : Math.floorMod(listener.next().getAndIncrement(), ready.size());
+    for (int i = 0; i < Math.min(ATTEMPTS, ready.size()); i++) {
+      Socket backend = new Socket();
+      try {
+        backend.connect(ready.get((first + i) % ready.size()), CONNECT_TIMEOUT_MILLIS);
+        return backend;
+      } catch (IOException e) {
+        try {
+          backend.close();
+        } catch (IOException ignored) {
+          // nothing was open
+        }
+      }
+    }
+    return null;
+  }
+
+  /** The ready endpoints of the target's Service, at the port its Endpoints name for the target's port. */
+  private List<InetSocketAddress> ready(Target target) {
+    Endpoints current;
+    try {
+      current = endpoints.get(target.namespace(), target.service());
+    } catch (ApiException e) {
+      return List.of();
+    }
+    List<InetSocketAddress> ready = new ArrayList<>();
+    for (EndpointSubset subset : current.getSubsets() == null ? List.<EndpointSubset>of() : current.getSubsets()) {
+      Integer port = subset.getPorts().stream()
+          .filter(p -> Objects.equals(emptyToNull(p.getName()), emptyToNull(target.portName())))
+          .map(EndpointPort::getPort).findFirst().orElse(null);
+      if (port == null) {
+        continue;
+      }
+      for (EndpointAddress address : subset.getAddresses()) {
+        ready.add(new InetSocketAddress(address.getIp(), port));
+      }
+    }
+    return ready;
+  }
+
+  private static String emptyToNull(String name) {
+    return name == null || name.isEmpty() ? null : name;
+  }
+
+  /** Bytes one way until the source ends, then the end passed on (a half-close, so the other way goes on). */
+  private static void copy(Socket from, Socket to) {
+    try {
+      InputStream in = from.getInputStream();
+      OutputStream out = to.getOutputStream();
+      in.transferTo(out);
+      to.shutdownOutput();
+    } catch (IOException e) {
+      try {
+        from.close();
+        to.close();
+      } catch (IOException ignored) {
+        // both are going
+      }
+    }
+  }
+}
