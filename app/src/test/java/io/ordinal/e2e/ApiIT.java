@@ -1,5 +1,6 @@
 package io.ordinal.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,16 +11,25 @@ import io.ordinal.store.KubeJson;
 import io.ordinal.workflow.LargePayloadCodec;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.Payloads;
+import java.io.ByteArrayInputStream;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 
 /** The Kubernetes-shaped API: media types, metadata, concurrency, errors. */
 @E2eTest
 class ApiIT {
+  static final String PROTOBUF_DEPRECATED = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+  static final String PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+  /** The Go program that reads /openapi/v2's protobuf with gnostic. */
+  static final Path OPENAPI_V2_PROTO = Path.of("..", "deploy", "kube", "openapi-v2-proto").toAbsolutePath().normalize();
   static Api api;
 
   @Test
@@ -255,8 +265,54 @@ class ApiIT {
     assertEquals(url, stale.headers().firstValue("Location").orElse(""));
 
     assertEquals("2.0", api.get("/openapi/v2").json().get("swagger").asText());
-    // client-go asks v2 in protobuf only; 406 lets it fall back instead of misreading JSON.
-    assertStatus(406, "NotAcceptable", api.get("/openapi/v2", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"));
+    // The v3 documents are JSON only: a client that accepts nothing else is told so.
+    assertStatus(406, "NotAcceptable", api.get(url, "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"));
+    assertStatus(406, "NotAcceptable", api.get("/openapi/v2", "text/plain"));
+  }
+
+  /**
+   * client-go's OpenAPISchema() asks /openapi/v2 in protobuf only (kubectl when v3 lacks a kind or
+   * is turned off): gnostic's openapi_v2.Document, which gnostic itself reads back to the JSON
+   * document, value for value, and which is what gnostic makes of the JSON (deploy/kube/openapi-v2-proto).
+   */
+  @Test
+  void openApiV2IsServedInProtobufAsClientGoAsksForIt() throws Exception {
+    Api.Reply json = api.get("/openapi/v2", "application/json");
+    assertEquals(200, json.code());
+    String jsonEtag = json.headers().firstValue("ETag").orElseThrow();
+
+    HttpResponse<byte[]> proto = getBytes("/openapi/v2", "Accept", PROTOBUF_DEPRECATED);
+    assertEquals(200, proto.statusCode());
+    // kube-openapi answers either protobuf type with the newer name.
+    assertEquals(PROTOBUF, proto.headers().firstValue("Content-Type").orElse(""));
+    String etag = proto.headers().firstValue("ETag").orElseThrow();
+    assertTrue(etag.matches("\"[0-9A-F]{128}\""), etag);
+    assertTrue(!etag.equals(jsonEtag), "the protobuf's ETag is its own");
+    assertTrue(proto.headers().allValues("Vary").toString().contains("Accept"), proto.headers().toString());
+    assertTrue(proto.headers().firstValue("Last-Modified").isPresent(), proto.headers().toString());
+    assertEquals(304, getBytes("/openapi/v2", "Accept", PROTOBUF_DEPRECATED, "If-None-Match", etag).statusCode());
+    HttpResponse<byte[]> newer = getBytes("/openapi/v2", "Accept", PROTOBUF);
+    assertArrayEquals(proto.body(), newer.body());
+    // Gzipped when asked, as Go's transport asks.
+    HttpResponse<byte[]> gzipped = getBytes("/openapi/v2", "Accept", PROTOBUF_DEPRECATED, "Accept-Encoding", "gzip");
+    assertEquals("gzip", gzipped.headers().firstValue("Content-Encoding").orElse(""));
+    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(gzipped.body()))) {
+      assertArrayEquals(proto.body(), in.readAllBytes());
+    }
+
+    Path dir = Files.createTempDirectory("openapi-v2");
+    Path jsonFile = Files.writeString(dir.resolve("v2.json"), json.body());
+    Path protoFile = Files.write(dir.resolve("v2.pb"), proto.body());
+    Command.Result check = Command.run(Duration.ofMinutes(5), Map.of("GOFLAGS", "-mod=mod"), OPENAPI_V2_PROTO, null,
+        List.of("go", "run", ".", jsonFile.toString(), protoFile.toString()));
+    assertEquals(0, check.code(), check.output());
+    assertTrue(check.out().contains("; 0 differences"), check.output());
+    assertTrue(check.out().contains("equal to gnostic's encoding of the JSON; byte for byte: true"), check.output());
+  }
+
+  private static HttpResponse<byte[]> getBytes(String path, String... headers) throws Exception {
+    return api.client().send(api.request(path).headers(headers).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofByteArray());
   }
 
   static void assertStatus(int code, String reason, Api.Reply reply) {

@@ -64,6 +64,27 @@ class KubectlIT {
     assertEquals(generation, api.get(Paths.set(ns, "web")).json().at("/metadata/generation").asLong());
   }
 
+  /**
+   * With OpenAPI v3 turned off for apply's patch, kubectl computes the patch from /openapi/v2,
+   * which client-go's OpenAPISchema() downloads in protobuf (before, the server refused it).
+   */
+  @Test
+  void applyComputesItsPatchFromOpenApiV2WhenV3IsTurnedOff(@Namespace String ns) throws IOException {
+    Kubectl kubectl = kubectl(ns);
+    ObjectNode set = Manifests.web("web", 1, 0, Map.of("A", "1", "B", "2"));
+    kubectl.run(yaml(set), Map.of(), "apply", "-f", "-").ok();
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).put("image", "nginx:1.26").putArray("env")
+        .addObject().put("name", "A").put("value", "1");
+    Kubectl.Result applied = kubectl.run(yaml(set), Map.of("KUBECTL_OPENAPIV3_PATCH", "false"), "apply", "-f", "-", "-v=6")
+        .ok();
+    assertTrue(applied.out().contains("statefulset.apps/web configured"), applied.out());
+    assertTrue(applied.err().matches("(?s).*GET \\S+/openapi/v2\\S* 200 OK.*"), applied.err());
+    assertFalse(applied.err().contains("warning"), applied.err());
+    JsonNode stored = api.get(Paths.set(ns, "web")).json();
+    assertEquals("nginx:1.26", stored.at("/spec/template/spec/containers/0/image").asText());
+    assertEquals(1, stored.at("/spec/template/spec/containers/0/env").size(), stored.toString());
+  }
+
   @Test
   void serverSideApplyOwnsItsFieldsConflictsWithOtherManagersAndForceTakesThem(@Namespace String ns) throws IOException {
     Kubectl kubectl = kubectl(ns);
@@ -384,6 +405,10 @@ class KubectlIT {
     assertTrue(spec.contains("volumeClaimTemplates"), spec);
     assertTrue(kubectl.run("explain", "sts.spec.template.spec.containers").ok().out().contains("<[]Container>"));
     assertFalse(kubectl.run("explain", "statefulset.spec.nope").code() == 0);
+    // The v2 renderer reads /openapi/v2 through client-go's OpenAPISchema(), which asks for
+    // protobuf only (answered 406 before, and kubectl failed).
+    String v2 = kubectl.run("explain", "statefulset.spec", "--output=plaintext-openapiv2").ok().out();
+    assertTrue(v2.matches("(?s).*template\\s+<Object>.*") && v2.contains("volumeClaimTemplates"), v2);
   }
 
   @Test

@@ -47,12 +47,16 @@ public final class OpenApiDocuments {
   public record Document(String json, String hash) {
     static Document of(JsonNode document) {
       String json = KubeJson.write(document);
-      try {
-        byte[] digest = MessageDigest.getInstance("SHA-512").digest(json.getBytes(StandardCharsets.UTF_8));
-        return new Document(json, HexFormat.of().withUpperCase().formatHex(digest));
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException(e);
-      }
+      return new Document(json, sha512(json.getBytes(StandardCharsets.UTF_8)));
+    }
+  }
+
+  /** Upstream's hash of a document (and so its ETag): SHA-512, upper-case hex. */
+  static String sha512(byte[] bytes) {
+    try {
+      return HexFormat.of().withUpperCase().formatHex(MessageDigest.getInstance("SHA-512").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 
