@@ -18,6 +18,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
@@ -36,6 +37,8 @@ public class ClusterDns {
   private static final Logger log = LoggerFactory.getLogger(ClusterDns.class);
   /** TCP connections served at once, and how long one may sit idle (RFC 7766 suggests seconds). */
   private static final int MAX_TCP_CONNECTIONS = 64;
+  /** UDP queries answered at once (a forwarded one waits up to 2 s); more are dropped, as a busy server's are. */
+  private static final int MAX_UDP_QUERIES = 256;
   private static final Duration TCP_IDLE = Duration.ofSeconds(10);
 
   private final PodNetwork network;
@@ -44,6 +47,7 @@ public class ClusterDns {
   private final int port;
   private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
   private final Semaphore tcpConnections = new Semaphore(MAX_TCP_CONNECTIONS);
+  private final Semaphore udpQueries = new Semaphore(MAX_UDP_QUERIES);
   private volatile DatagramSocket udp;
   private volatile ServerSocket tcp;
 
@@ -108,16 +112,21 @@ public class ClusterDns {
       try {
         DatagramPacket packet = new DatagramPacket(buffer, buffer.length);
         udp.receive(packet);
-        byte[] query = java.util.Arrays.copyOf(packet.getData(), packet.getLength());
+        if (!udpQueries.tryAcquire()) {
+          continue; // the client asks again, as it would a lost datagram
+        }
+        byte[] query = Arrays.copyOf(packet.getData(), packet.getLength());
         var from = packet.getSocketAddress();
         workers.submit(() -> {
-          byte[] answer = answer(query, true);
-          if (answer != null) {
-            try {
+          try {
+            byte[] answer = answer(query, true);
+            if (answer != null) {
               udp.send(new DatagramPacket(answer, answer.length, from));
-            } catch (IOException e) {
-              log.debug("cluster DNS: could not answer {}: {}", from, e.getMessage());
             }
+          } catch (IOException e) {
+            log.debug("cluster DNS: could not answer {}: {}", from, e.getMessage());
+          } finally {
+            udpQueries.release();
           }
         });
       } catch (SocketException e) {
