@@ -248,7 +248,7 @@ class ConfigAndSecretsIT {
       }
       return texts;
     });
-    assertTrue(payloads.stream().anyMatch(text -> text.contains("secretKeyRef")), "the set's spec is in its history");
+    assertTrue(payloads.stream().anyMatch(text -> text.contains("uses-pw")), "the set's histories were read: " + payloads);
     for (String text : payloads) {
       assertClear(text, value, encoded, "a workflow history");
     }

@@ -1054,7 +1054,9 @@ class SecurityIT {
     for (String line : ss.out().lines().toList()) {
       Matcher m = SS_LINE.matcher(line.strip());
       if (m.matches() && m.group(2).contains("\"java\"")) {
-        addresses.add(m.group(1).substring(0, m.group(1).lastIndexOf(':')));
+        // a JVM's socket shows as [::ffff:a.b.c.d] (IPv4 on a dual-stack socket)
+        addresses.add(m.group(1).substring(0, m.group(1).lastIndexOf(':')).replace("[", "").replace("]", "")
+            .replace("::ffff:", ""));
       }
     }
     return addresses;
