@@ -74,6 +74,11 @@ public final class EmbeddedRuntime implements AutoCloseable {
           // given a port that is ours: with the default 0 the kernel picks a free one, so installations
           // side by side never collide and no other process can hold the port the UI will post
           // payloads to. Served once the service's context is up (connections wait until then).
+          // A caller that sends its request or reads its answer slowly would hold one of the codec's two
+          // permits for as long as it likes: the JDK's server cuts a connection off after this many
+          // seconds (its documented properties, read once, when the first server is made).
+          System.setProperty("sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
+          System.setProperty("sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "30"));
           codec = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), settings.codecPort()), 0);
         }
         temporal = TemporalDevServer.start(settings, codec == null ? 0 : codec.getAddress().getPort());
