@@ -70,16 +70,21 @@ public final class EmbeddedRuntime implements AutoCloseable {
       String webUi = null;
       if (settings.temporalAddress() == null) {
         if (!settings.temporalHeadless()) {
-          // The Web UI's codec listener (LoopbackCodecListener), bound now so that the dev server is
-          // given a port that is ours: with the default 0 the kernel picks a free one, so installations
-          // side by side never collide and no other process can hold the port the UI will post
-          // payloads to. Served once the service's context is up (connections wait until then).
           // A caller that sends its request or reads its answer slowly would hold one of the codec's two
           // permits for as long as it likes: the JDK's server cuts a connection off after this many
           // seconds (its documented properties, read once, when the first server is made).
           System.setProperty("sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
           System.setProperty("sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "30"));
-          codec = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), settings.codecPort()), 0);
+          // The Web UI's codec listener (LoopbackCodecListener), bound now so that the dev server is
+          // given a port that is ours: with the default 0 the kernel picks a free one, so installations
+          // side by side never collide and no other process can hold the port the UI will post
+          // payloads to. Served once the service's context is up (connections wait until then).
+          try {
+            codec = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), settings.codecPort()), 0);
+          } catch (IOException e) {
+            throw new IOException("cannot listen on 127.0.0.1:" + settings.codecPort()
+                + " for the Web UI's codec (ORDINAL_CODEC_PORT; 0, the default, takes a free port)", e);
+          }
         }
         temporal = TemporalDevServer.start(settings, codec == null ? 0 : codec.getAddress().getPort());
         props.put("temporal.address", "127.0.0.1:" + settings.temporalPort());
