@@ -1,16 +1,19 @@
-// node screenshot.js URL PNG|- TEXT: renders URL in headless Chromium (Debian's, or $ORDINAL_CHROMIUM), waits
-// until the page's text holds TEXT (the Temporal Web UI loads a history after the page, and keeps
-// long-polling a running workflow's, so "network idle" never comes), saves a screenshot (unless PNG is -)
-// and prints the page's HTML. Used by WebUiScreenshotsIT; puppeteer-core is installed by ./ordinal test.
+// node screenshot.js URL PNG|- TEXT [--code-end]: renders URL in headless Chromium (Debian's, or
+// $ORDINAL_CHROMIUM), waits until the page's text holds TEXT (the Temporal Web UI loads a history after
+// the page, and keeps long-polling a running workflow's, so "network idle" never comes), saves a
+// screenshot (unless PNG is -) and prints the page's HTML. With --code-end, the page's code blocks are
+// scrolled to their end first: the UI's editor renders only the lines in view. Used by
+// WebUiScreenshotsIT and WebUiCodecIT; puppeteer-core is installed by ./ordinal test.
 const puppeteer = require('puppeteer-core');
 
 (async () => {
-  const [url, png, text] = process.argv.slice(2);
+  const [url, png, text, option] = process.argv.slice(2);
+  const codeEnd = option === '--code-end';
   const browser = await puppeteer.launch({
     executablePath: process.env.ORDINAL_CHROMIUM || '/usr/bin/chromium',
     headless: true,
-    // The UI calls the service's codec over HTTPS with the service's own CA.
-    args: ['--no-sandbox', '--disable-gpu', '--ignore-certificate-errors', '--hide-scrollbars'],
+    // No certificate errors ignored: the UI and its codec must work in a browser that trusts nothing of ours.
+    args: ['--no-sandbox', '--disable-gpu', '--hide-scrollbars'],
   });
   try {
     const page = await browser.newPage();
@@ -18,7 +21,15 @@ const puppeteer = require('puppeteer-core');
     await page.goto(url, {waitUntil: 'domcontentloaded'});
     // A running workflow's current details are read once, at load: the UI's R key reads them again.
     const deadline = Date.now() + 60000;
-    while (!(await page.evaluate(t => document.body.innerText.includes(t), text))) {
+    const holdsText = async () => {
+      if (codeEnd) {
+        await page.evaluate(() => document.querySelectorAll('.cm-scroller')
+            .forEach(scroller => { scroller.scrollTop = scroller.scrollHeight; }));
+        await new Promise(resolve => setTimeout(resolve, 500)); // the editor draws the lines now in view
+      }
+      return page.evaluate(t => document.body.innerText.includes(t), text);
+    };
+    while (!(await holdsText())) {
       if (Date.now() > deadline) {
         console.error('the page never said "' + text + '"; it says:\n' + (await page.evaluate(() => document.body.innerText)));
         throw new Error('timed out waiting for "' + text + '" on ' + url);

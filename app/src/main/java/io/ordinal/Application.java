@@ -2,6 +2,8 @@ package io.ordinal;
 
 import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
+import io.ordinal.api.LoopbackCodecListener;
+import io.ordinal.api.PayloadTranscoder;
 import io.ordinal.runtime.EmbeddedRuntime;
 import io.ordinal.runtime.ServingTls;
 import io.ordinal.runtime.Settings;
@@ -39,6 +41,9 @@ public final class Application {
           .properties(runtime.properties())
           .start();
       server = context.getBean(EmbeddedServer.class).start();
+      if (runtime.codec() != null) {
+        LoopbackCodecListener.serve(runtime.codec(), context.getBean(PayloadTranscoder.class), settings.temporalUiPort());
+      }
     } catch (RuntimeException e) {
       log.error("start-up failed", e);
       if (context != null) {
@@ -61,7 +66,8 @@ public final class Application {
         + " (CA " + settings.dataDir().resolve("tls/ca.crt") + ", admin token " + settings.dataDir().resolve("auth/admin.token")
         + "; ./ordinal kubeconfig prints both)");
     if (runtime.webUi() != null) {
-      System.out.println("Temporal Web UI:  " + runtime.webUi() + "/namespaces/" + settings.temporalNamespace() + "/workflows");
+      System.out.println("Temporal Web UI:  " + runtime.webUi() + "/namespaces/" + settings.temporalNamespace() + "/workflows"
+          + " (its codec: http://127.0.0.1:" + runtime.codec().getAddress().getPort() + "/codec)");
     }
     System.out.println("Data directory:   " + settings.dataDir());
   }

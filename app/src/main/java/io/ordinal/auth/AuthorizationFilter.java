@@ -81,11 +81,13 @@ public class AuthorizationFilter implements HttpServerFilter {
 
 
   /**
-   * The Temporal Web UI decodes workflow payloads through {@code /codec/decode} from the browser,
-   * which sends no credentials of ours (the dev server's UI has no login and no way to be told to):
-   * that one path (and its CORS preflight) is allowed from this machine without them. Decoding returns
-   * only what the caller sent, decompressed, and is bounded ({@code PayloadCodecApi}); encoding, and
-   * any caller from elsewhere, goes through authorization like every other request.
+   * A Temporal Web UI decodes workflow payloads through {@code /codec/decode} from the browser, which
+   * sends no credentials of ours (the dev server's UI has no login and no way to be told to): that one
+   * path (and its CORS preflight) is allowed from this machine without them, for a UI whose browser
+   * trusts the service's CA and for the CLI. (The embedded UI uses the plain-HTTP loopback listener,
+   * {@code LoopbackCodecListener}, which is no route of the API.) Decoding returns only what the caller
+   * sent, decompressed, and is bounded ({@code PayloadTranscoder}); encoding, and any caller from
+   * elsewhere, goes through authorization like every other request.
    */
   private static boolean codecDecodeFromThisMachine(HttpRequest<?> request) {
     InetSocketAddress remote = request.getRemoteAddress();

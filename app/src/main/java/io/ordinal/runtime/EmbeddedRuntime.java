@@ -1,6 +1,9 @@
 package io.ordinal.runtime;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.Map;
@@ -16,12 +19,15 @@ public final class EmbeddedRuntime implements AutoCloseable {
   private final TemporalDevServer temporal;
   private final Map<String, Object> properties;
   private final String webUi;
+  private final HttpServer codec;
 
-  private EmbeddedRuntime(EmbeddedPostgresServer postgres, TemporalDevServer temporal, Map<String, Object> properties, String webUi) {
+  private EmbeddedRuntime(EmbeddedPostgresServer postgres, TemporalDevServer temporal, Map<String, Object> properties,
+      String webUi, HttpServer codec) {
     this.postgres = postgres;
     this.temporal = temporal;
     this.properties = properties;
     this.webUi = webUi;
+    this.codec = codec;
   }
 
   public static EmbeddedRuntime start(Settings settings) throws IOException, InterruptedException {
@@ -49,6 +55,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
     props.put("temporal.namespace", settings.temporalNamespace());
     EmbeddedPostgresServer postgres = null;
     TemporalDevServer temporal = null;
+    HttpServer codec = null;
     try {
       if (settings.dbUrl() == null) {
         postgres = EmbeddedPostgresServer.start(settings.dataDir());
@@ -62,15 +69,35 @@ public final class EmbeddedRuntime implements AutoCloseable {
       }
       String webUi = null;
       if (settings.temporalAddress() == null) {
-        temporal = TemporalDevServer.start(settings);
+        if (!settings.temporalHeadless()) {
+          // A caller that sends its request or reads its answer slowly would hold one of the codec's two
+          // permits for as long as it likes: the JDK's server cuts a connection off after this many
+          // seconds (its documented properties, read once, when the first server is made).
+          System.setProperty("sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
+          System.setProperty("sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "30"));
+          // The Web UI's codec listener (LoopbackCodecListener), bound now so that the dev server is
+          // given a port that is ours: with the default 0 the kernel picks a free one, so installations
+          // side by side never collide and no other process can hold the port the UI will post
+          // payloads to. Served once the service's context is up (connections wait until then).
+          try {
+            codec = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), settings.codecPort()), 0);
+          } catch (IOException e) {
+            throw new IOException("cannot listen on 127.0.0.1:" + settings.codecPort()
+                + " for the Web UI's codec (ORDINAL_CODEC_PORT; 0, the default, takes a free port)", e);
+          }
+        }
+        temporal = TemporalDevServer.start(settings, codec == null ? 0 : codec.getAddress().getPort());
         props.put("temporal.address", "127.0.0.1:" + settings.temporalPort());
         webUi = settings.temporalHeadless() ? null : "http://localhost:" + settings.temporalUiPort();
       } else {
         props.put("temporal.address", settings.temporalAddress());
         props.putAll(settings.temporalTls());
       }
-      return new EmbeddedRuntime(postgres, temporal, props, webUi);
+      return new EmbeddedRuntime(postgres, temporal, props, webUi, codec);
     } catch (IOException | InterruptedException | RuntimeException e) {
+      if (codec != null) {
+        codec.stop(0);
+      }
       closeQuietly(temporal);
       closeQuietly(postgres);
       throw e;
@@ -92,8 +119,16 @@ public final class EmbeddedRuntime implements AutoCloseable {
     return webUi;
   }
 
+  /** The Web UI's codec listener, bound to loopback and not yet serving; null without the embedded Web UI. */
+  public HttpServer codec() {
+    return codec;
+  }
+
   @Override
   public void close() {
+    if (codec != null) {
+      codec.stop(0);
+    }
     closeQuietly(temporal);
     closeQuietly(postgres);
   }

@@ -16,6 +16,7 @@ public record Settings(
     String temporalCli,
     int temporalPort,
     int temporalUiPort,
+    int codecPort,
     boolean temporalHeadless,
     String dbUrl,
     String dbUser,
@@ -35,6 +36,8 @@ public record Settings(
         env.getOrDefault("ORDINAL_TEMPORAL_CLI", "temporal"),
         Integer.parseInt(env.getOrDefault("ORDINAL_TEMPORAL_PORT", "7233")),
         Integer.parseInt(env.getOrDefault("ORDINAL_TEMPORAL_UI_PORT", "8233")),
+        // 0: a free port, bound before the dev server is told it (see EmbeddedRuntime).
+        Integer.parseInt(env.getOrDefault("ORDINAL_CODEC_PORT", "0")),
         Boolean.parseBoolean(env.getOrDefault("ORDINAL_TEMPORAL_HEADLESS", "false")),
         blankToNull(env.get("ORDINAL_DB_URL")),
         env.getOrDefault("ORDINAL_DB_USER", "postgres"),

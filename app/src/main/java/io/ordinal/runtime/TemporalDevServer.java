@@ -39,7 +39,12 @@ final class TemporalDevServer implements AutoCloseable {
     this.pidFile = pidFile;
   }
 
-  static TemporalDevServer start(Settings settings) throws IOException, InterruptedException {
+  /**
+   * Starts the dev server; its Web UI (unless headless) decodes compressed payloads (large sets'
+   * observations) through the service's codec at {@code codecPort}: plain HTTP on loopback, which the
+   * browser reaches with no certificate to trust, as it reaches the UI itself.
+   */
+  static TemporalDevServer start(Settings settings, int codecPort) throws IOException, InterruptedException {
     Path dir = settings.dataDir().resolve("temporal");
     Files.createDirectories(dir);
     // Workflow histories hold every manifest (env values included): the service's user only, as
@@ -66,9 +71,8 @@ final class TemporalDevServer implements AutoCloseable {
     if (settings.temporalHeadless()) {
       command.add("--headless");
     } else {
-      // The UI decodes compressed payloads (large sets' observations) through the service's codec.
       command.addAll(List.of("--ui-port", Integer.toString(settings.temporalUiPort()),
-          "--ui-codec-endpoint", "https://localhost:" + settings.httpPort() + "/codec"));
+          "--ui-codec-endpoint", "http://127.0.0.1:" + codecPort + "/codec"));
     }
     Process process;
     try {

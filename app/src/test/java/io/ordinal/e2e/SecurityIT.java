@@ -64,10 +64,13 @@ class SecurityIT {
   static final Duration TIMEOUT = Duration.ofSeconds(90);
   static final String JSON = "application/json";
   static final int UI_PORT;
+  /** The Web UI's codec (plain HTTP, loopback), at a port given, as the other ports are. */
+  static final int CODEC_PORT;
 
   static {
     try {
       UI_PORT = OrdinalService.freePort();
+      CODEC_PORT = OrdinalService.freePort();
     } catch (IOException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -81,7 +84,8 @@ class SecurityIT {
   @BeforeAll
   static void start() throws Exception {
     OrdinalService service = new OrdinalService("security", Map.of("ORDINAL_BIND_ADDRESS", "0.0.0.0",
-        "ORDINAL_TEMPORAL_HEADLESS", "false", "ORDINAL_TEMPORAL_UI_PORT", Integer.toString(UI_PORT)));
+        "ORDINAL_TEMPORAL_HEADLESS", "false", "ORDINAL_TEMPORAL_UI_PORT", Integer.toString(UI_PORT),
+        "ORDINAL_CODEC_PORT", Integer.toString(CODEC_PORT)));
     service.start();
     installation = new Installation(service, service.api());
   }
@@ -330,8 +334,8 @@ class SecurityIT {
   // --- 7 and the port inventory: what a pod reaches over the network
 
   /**
-   * From inside a pod, every port the installation listens on (ss -ltnp: the JVM, the Temporal dev
-   * server, the embedded PostgreSQL), at 127.0.0.1, ::1 and every address of this machine (the
+   * From inside a pod, every port the installation listens on (ss -ltnp: the JVM's API and Web UI
+   * codec, the Temporal dev server, the embedded PostgreSQL), at 127.0.0.1, ::1 and every address of this machine (the
    * pod's gateway among them): only the API answers, and it wants a token, /codec/decode included
    * (the pod's address is not loopback).
    */
@@ -340,8 +344,8 @@ class SecurityIT {
     Editor editor = editor(ns);
     List<Listener> listeners = listeners();
     Set<Integer> ports = listeners.stream().map(Listener::port).collect(Collectors.toCollection(LinkedHashSet::new));
-    assertTrue(ports.containsAll(List.of(service().httpPort, service().temporalPort, UI_PORT, service().databasePort())),
-        ports + " " + listeners);
+    assertTrue(ports.containsAll(List.of(service().httpPort, service().temporalPort, UI_PORT, CODEC_PORT,
+        service().databasePort())), ports + " " + listeners);
     List<String> hosts = new ArrayList<>(List.of("127.0.0.1", "::1"));
     hosts.addAll(machineAddresses());
     ArrayNode targets = KubeJson.JSON.createArrayNode();
@@ -417,7 +421,7 @@ class SecurityIT {
       assertFalse(hostPort[0].equals("127.0.0.1") || hostPort[0].equals("::1"), "the pod's loopback is its own: " + open);
     }
     assertEquals("open", reached.get(gateway + " " + service().httpPort), "the API answers at the pod's gateway: " + reached);
-    for (int port : List.of(service().databasePort(), service().temporalPort, UI_PORT)) {
+    for (int port : List.of(service().databasePort(), service().temporalPort, UI_PORT, CODEC_PORT)) {
       for (String host : List.of("127.0.0.1", gateway)) {
         assertNotEquals("open", reached.get(host + " " + port), host + ":" + port);
       }
@@ -1032,7 +1036,9 @@ class SecurityIT {
       }
       String local = m.group(1);
       int colon = local.lastIndexOf(':');
-      String address = local.substring(0, colon).replace("[", "").replace("]", "").replaceAll("%.*$", "");
+      // An IPv4 address bound through a dual-stack socket (Java's) shows mapped: ::ffff:127.0.0.1 is 127.0.0.1.
+      String address = local.substring(0, colon).replace("[", "").replace("]", "").replaceAll("%.*$", "")
+          .replaceFirst("^::ffff:(\\d+\\.\\d+\\.\\d+\\.\\d+)$", "$1");
       int port = Integer.parseInt(local.substring(colon + 1));
       Matcher user = SS_USER.matcher(m.group(2));
       while (user.find()) {
@@ -1076,6 +1082,9 @@ class SecurityIT {
     }
     if (listener.port() == UI_PORT) {
       return "Temporal Web UI";
+    }
+    if (listener.port() == CODEC_PORT) {
+      return "Web UI codec";
     }
     if (listener.port() == 53 && listener.process().equals("java")) {
       return "Cluster DNS";

@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -103,14 +104,17 @@ class WebUiScreenshotsIT {
     return html;
   }
 
-  /** Headless Chromium through puppeteer-core (src/test/node/screenshot.js; ./ordinal test installs both). */
-  private static String render(String url, String png, String text) throws Exception {
+  /**
+   * Headless Chromium through puppeteer-core (src/test/node/screenshot.js; ./ordinal test installs both),
+   * with the script's {@code options} ({@code --code-end}).
+   */
+  static String render(String url, String png, String text, String... options) throws Exception {
     String modules = System.getenv("ORDINAL_NODE_PATH");
     if (modules == null || modules.isBlank()) {
       throw new IllegalStateException("ORDINAL_NODE_PATH is not set: run the tests through ./ordinal test, which installs puppeteer-core");
     }
     Command.Result render = Command.run(Duration.ofSeconds(120), Map.of("NODE_PATH", modules), null, null,
-        List.of("node", SCRIPT.toString(), url, png, text));
+        Stream.concat(Stream.of("node", SCRIPT.toString(), url, png, text), Stream.of(options)).toList());
     assertEquals(0, render.code(), "no \"" + text + "\" on " + url + "\n" + render.err());
     return render.out();
   }
