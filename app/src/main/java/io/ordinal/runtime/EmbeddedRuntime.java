@@ -1,8 +1,13 @@
 package io.ordinal.runtime;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +30,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
   }
 
   public static EmbeddedRuntime start(Settings settings) throws IOException, InterruptedException {
+    checkPortsFree(settings);
     Files.createDirectories(settings.dataDir());
     Map<String, Object> props = new HashMap<>();
     props.put("micronaut.server.host", settings.bindAddress());
@@ -74,6 +80,51 @@ public final class EmbeddedRuntime implements AutoCloseable {
       closeQuietly(temporal);
       closeQuietly(postgres);
       throw e;
+    }
+  }
+
+  /** A port this installation listens on, and the variable that moves it. */
+  record Port(String host, int port, String what, String variable) {}
+
+  /** The fixed ports this installation would listen on (PostgreSQL and Temporal's others pick free ones). */
+  static List<Port> ports(Settings settings) {
+    List<Port> ports = new ArrayList<>();
+    ports.add(new Port(settings.bindAddress(), settings.httpPort(), "the API", "ORDINAL_HTTP_PORT"));
+    if (settings.temporalAddress() == null) {
+      ports.add(new Port("127.0.0.1", settings.temporalPort(), "the embedded Temporal dev server", "ORDINAL_TEMPORAL_PORT"));
+      if (!settings.temporalHeadless()) {
+        ports.add(new Port("127.0.0.1", settings.temporalUiPort(), "the Temporal Web UI",
+            "ORDINAL_TEMPORAL_UI_PORT (or ORDINAL_TEMPORAL_HEADLESS=true)"));
+      }
+    }
+    return ports;
+  }
+
+  /**
+   * Refuses to start, before anything else has, when one of this installation's fixed ports is
+   * taken: most likely by another installation on this machine. Else the dev server would exit at
+   * once while the service found the other one's Temporal on that port and ran its workflows (with
+   * the same node name, its pods' steps too) against this data dir's database.
+   */
+  static void checkPortsFree(Settings settings) throws PortInUseException {
+    for (Port port : ports(settings)) {
+      if (port.port() == 0) {
+        continue; // any free one
+      }
+      try (ServerSocket probe = new ServerSocket()) {
+        probe.bind(new InetSocketAddress(InetAddress.getByName(port.host()), port.port()));
+      } catch (IOException e) {
+        throw new PortInUseException("port " + port.port() + " on " + port.host() + " (" + port.what()
+            + ") is in use, by another installation of Ordinal on this machine or another program: set "
+            + port.variable() + " to a free port for this one (" + e.getMessage() + ")");
+      }
+    }
+  }
+
+  /** A fixed port of this installation is taken: the message names it and the variable to set. */
+  public static final class PortInUseException extends IOException {
+    PortInUseException(String message) {
+      super(message);
     }
   }
 
