@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * bits (1 022 pods each); each data dir claims one for good in a registry of the machine's ({@code
  * /var/lib/ordinal/networks}, one file per block naming its data dir), so that two installations
  * (a development server and the tests beside it) never hand out the same address. A block whose
- * data dir is gone is free again.
+ * data dir is gone is free again. A block this machine already uses otherwise (an address of one
+ * of its interfaces or a route in it, but for its own bridge's) is skipped, and so is an address in
+ * use when a pod identity is given one ({@link #inUse}).
  */
 @Singleton
 public class PodNetwork {
@@ -192,14 +194,26 @@ public class PodNetwork {
           slot = kept.slot(); // ours, or free again: the addresses already handed out stay valid
         }
       }
+      List<Route> machine = machineNetworks();
+      if (slot >= 0 && overlapping(machine, slot, cidr[0] + slot * (1 << (32 - blockPrefix)), blockPrefix) != null) {
+        // Kept all the same: its pods' addresses are their identities. New ones skip what is in use.
+        log.warn("pod network: block {} overlaps {}, which this machine uses otherwise", slot,
+            overlapping(machine, slot, cidr[0] + slot * (1 << (32 - blockPrefix)), blockPrefix));
+      }
       for (int s = 0; slot < 0 && s < slots; s++) {
         if (ownerOf(s) == null) {
-          slot = s;
+          Route used = overlapping(machine, s, cidr[0] + s * (1 << (32 - blockPrefix)), blockPrefix);
+          if (used == null) {
+            slot = s;
+          } else {
+            log.info("pod network: skipping block {}: this machine uses {} (dev {})", s, used.network(), used.dev());
+          }
         }
       }
       if (slot < 0) {
         throw new IOException("no free block of /" + blockPrefix + " left in ORDINAL_POD_NETWORK " + network
-            + ": every one is claimed in " + REGISTRY);
+            + ": every one is claimed in " + REGISTRY + " or overlaps a network of this machine's (ip -4 addr, ip -4 route):"
+            + " set ORDINAL_POD_NETWORK to a range it does not use");
       }
       String registered = registeredDataDir(slot);
       if (registered != null && !registered.equals(dataDir.toString())) {
@@ -214,6 +228,88 @@ public class PodNetwork {
       log.info("pod network: block {} of {} ({}), bridge ordinal{}", slot, network,
           format(cidr[0] + slot * (1 << (32 - blockPrefix))) + "/" + blockPrefix, slot);
       return new Block(slot, cidr[0] + slot * (1 << (32 - blockPrefix)), blockPrefix);
+    }
+  }
+
+  /** An IPv4 network this machine uses (an interface's address or a route), and on which device. */
+  record Route(String network, int base, int prefix, String dev) {
+    boolean overlaps(int otherBase, int otherPrefix) {
+      int shorter = Math.min(prefix, otherPrefix);
+      int mask = shorter == 0 ? 0 : -1 << (32 - shorter);
+      return (base & mask) == (otherBase & mask);
+    }
+  }
+
+  /** What of {@code machine} overlaps block {@code slot} (its base and prefix), but for the slot's own bridge; or null. */
+  static Route overlapping(List<Route> machine, int slot, int base, int prefix) {
+    return machine.stream().filter(r -> !r.dev().equals("ordinal" + slot) && r.overlaps(base, prefix)).findFirst()
+        .orElse(null);
+  }
+
+  /**
+   * Whether {@code ip} is used by this machine other than through this installation's bridge: an
+   * address of an interface or in a route of another device (a network added after the block was
+   * claimed). Such an address is skipped when a pod identity is given one.
+   */
+  public boolean inUse(String ip) {
+    Integer address = parse(ip);
+    if (address == null) {
+      return false;
+    }
+    String bridge = block().bridge();
+    try {
+      return machineNetworks().stream().anyMatch(r -> !r.dev().equals(bridge) && r.overlaps(address, 32));
+    } catch (IOException e) {
+      log.warn("pod network: could not list this machine's addresses and routes: {}", e.getMessage());
+      return false;
+    }
+  }
+
+  /** This machine's IPv4 addresses and routes of the main table (the default route aside). */
+  static List<Route> machineNetworks() throws IOException {
+    return machineNetworks(ip("-4", "-o", "addr", "show").output(), ip("-4", "-o", "route", "show").output());
+  }
+
+  /**
+   * {@code ip -4 -o addr show} and {@code ip -4 -o route show} as networks: each interface's address
+   * (as a /32: the address itself; its subnet comes as a route) and each route's destination.
+   */
+  static List<Route> machineNetworks(String addresses, String routes) {
+    List<Route> found = new ArrayList<>();
+    for (String line : addresses.split("\n")) {
+      String[] f = line.trim().split("\s+");
+      for (int i = 0; i + 1 < f.length; i++) {
+        if (f[i].equals("inet")) {
+          add(found, f[i + 1].replaceAll("/.*", ""), f.length > 1 ? f[1] : "");
+          break;
+        }
+      }
+    }
+    for (String line : routes.split("\n")) {
+      List<String> f = new ArrayList<>(List.of(line.trim().split("\s+")));
+      if (!f.isEmpty() && List.of("unicast", "blackhole", "unreachable", "prohibit", "throw").contains(f.get(0))) {
+        f.remove(0);
+      }
+      if (f.isEmpty() || f.get(0).isEmpty() || f.get(0).equals("default")) {
+        continue;
+      }
+      int dev = f.indexOf("dev");
+      add(found, f.get(0), dev >= 0 && dev + 1 < f.size() ? f.get(dev + 1) : "");
+    }
+    return found;
+  }
+
+  private static void add(List<Route> found, String network, String dev) {
+    String[] parts = network.split("/");
+    Integer base = parse(parts[0]);
+    int prefix;
+    try {
+      prefix = parts.length == 2 ? Integer.parseInt(parts[1]) : 32;
+    } catch (NumberFormatException e) {
+      return;
+    }
+    if (base != null && prefix >= 0 && prefix <= 32) {
+      found.add(new Route(network, base, prefix, dev));
     }
   }
 
@@ -262,12 +358,12 @@ public class PodNetwork {
     ip("link", "set", b.bridge(), "up");
   }
 
-  private static void ip(String... args) throws IOException {
+  private static HostCommand.Result ip(String... args) throws IOException {
     String binary = IP.stream().filter(c -> Files.isExecutable(Path.of(c))).findFirst()
         .orElseThrow(() -> new IOException("the local driver needs ip (Debian package iproute2)"));
     List<String> argv = new ArrayList<>(List.of(binary));
     argv.addAll(List.of(args));
-    HostCommand.check(argv);
+    return HostCommand.check(argv);
   }
 
   /** {@code a.b.c.d/n} as {address, prefix}; the address masked to its network. */
