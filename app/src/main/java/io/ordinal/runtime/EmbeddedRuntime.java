@@ -83,18 +83,19 @@ public final class EmbeddedRuntime implements AutoCloseable {
     }
   }
 
-  /** A port this installation listens on, and the variable that moves it. */
-  record Port(String host, int port, String what, String variable) {}
+  /** A port this installation listens on, the variable that moves it, and what else would do. */
+  record Port(String host, int port, String what, String variable, String otherwise) {}
 
   /** The fixed ports this installation would listen on (PostgreSQL and Temporal's others pick free ones). */
   static List<Port> ports(Settings settings) {
     List<Port> ports = new ArrayList<>();
-    ports.add(new Port(settings.bindAddress(), settings.httpPort(), "the API", "ORDINAL_HTTP_PORT"));
+    ports.add(new Port(settings.bindAddress(), settings.httpPort(), "the API", "ORDINAL_HTTP_PORT", ""));
     if (settings.temporalAddress() == null) {
-      ports.add(new Port("127.0.0.1", settings.temporalPort(), "the embedded Temporal dev server", "ORDINAL_TEMPORAL_PORT"));
+      ports.add(new Port("127.0.0.1", settings.temporalPort(), "the embedded Temporal dev server", "ORDINAL_TEMPORAL_PORT",
+          ", or TEMPORAL_ADDRESS to use a Temporal of your own"));
       if (!settings.temporalHeadless()) {
-        ports.add(new Port("127.0.0.1", settings.temporalUiPort(), "the Temporal Web UI",
-            "ORDINAL_TEMPORAL_UI_PORT (or ORDINAL_TEMPORAL_HEADLESS=true)"));
+        ports.add(new Port("127.0.0.1", settings.temporalUiPort(), "the Temporal Web UI", "ORDINAL_TEMPORAL_UI_PORT",
+            ", or ORDINAL_TEMPORAL_HEADLESS=true for none"));
       }
     }
     return ports;
@@ -116,7 +117,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
       } catch (IOException e) {
         throw new PortInUseException("port " + port.port() + " on " + port.host() + " (" + port.what()
             + ") is in use, by another installation of Ordinal on this machine or another program: set "
-            + port.variable() + " to a free port for this one (" + e.getMessage() + ")");
+            + port.variable() + " to a free port for this one" + port.otherwise() + " (" + e.getMessage() + ")");
       }
     }
   }
