@@ -190,7 +190,9 @@ public class PodNetwork {
       int slot = -1;
       if (kept != null && kept.network().equals(network) && kept.slot() < slots) {
         String owner = ownerOf(kept.slot());
-        if (owner == null || owner.equals(dataDir.toString())) {
+        String registered = registeredDataDir(kept.slot());
+        if (owner == null ? registered == null || registered.equals(dataDir.toString()) || !carriesRunningPods(kept.slot())
+            : owner.equals(dataDir.toString())) {
           slot = kept.slot(); // ours, or free again: the addresses already handed out stay valid
         }
       }
@@ -203,10 +205,15 @@ public class PodNetwork {
       for (int s = 0; slot < 0 && s < slots; s++) {
         if (ownerOf(s) == null) {
           Route used = overlapping(machine, s, cidr[0] + s * (1 << (32 - blockPrefix)), blockPrefix);
-          if (used == null) {
-            slot = s;
-          } else {
+          if (used != null) {
             log.info("pod network: skipping block {}: this machine uses {} (dev {})", s, used.network(), used.dev());
+          } else if (carriesRunningPods(s)) {
+            // Its data dir is gone (or made anew), not its pods: they outlive the service, and answer
+            // at the block's addresses until someone removes them.
+            log.warn("pod network: skipping block {}: its data dir {} is gone, but pods of it still run on bridge ordinal{}"
+                + " (runc delete and ip netns delete theirs to free it)", s, registeredDataDir(s), s);
+          } else {
+            slot = s;
           }
         }
       }
@@ -311,6 +318,49 @@ public class PodNetwork {
     if (base != null && prefix >= 0 && prefix <= 32) {
       found.add(new Route(network, base, prefix, dev));
     }
+  }
+
+  /**
+   * Whether a process still runs in the network namespace of a pod on the bridge of {@code slot}: a
+   * pod whose address answers there. A port of the bridge is a pod's veth ({@link #vethName}), whose
+   * peer is in the pod's named namespace; one whose namespace nothing runs in any more is a leftover.
+   */
+  static boolean carriesRunningPods(int slot) {
+    Path ports = Path.of("/sys/class/net", "ordinal" + slot, "brif");
+    if (!Files.isDirectory(ports)) {
+      return false;
+    }
+    try (var links = Files.list(ports); var named = Files.list(Path.of("/run/netns"))) {
+      List<String> veths = links.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("ov")).toList();
+      if (veths.isEmpty()) {
+        return false;
+      }
+      java.util.Set<Object> attached = new java.util.HashSet<>();
+      for (Path netns : named.toList()) {
+        String name = netns.getFileName().toString();
+        if (name.startsWith("ordinal-") && veths.contains(vethName(name.substring("ordinal-".length()) + "000000000000"))) {
+          attached.add(Files.getAttribute(netns, "unix:ino"));
+        }
+      }
+      return !attached.isEmpty() && namespacesInUse().stream().anyMatch(attached::contains);
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** The inode of every process's network namespace. */
+  private static java.util.Set<Object> namespacesInUse() throws IOException {
+    java.util.Set<Object> inodes = new java.util.HashSet<>();
+    try (var processes = Files.list(Path.of("/proc"))) {
+      for (Path process : processes.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+        try {
+          inodes.add(Files.getAttribute(process.resolve("ns/net"), "unix:ino"));
+        } catch (IOException | RuntimeException e) {
+          // gone meanwhile, or not ours to read
+        }
+      }
+    }
+    return inodes;
   }
 
   private static String registeredDataDir(int slot) {
