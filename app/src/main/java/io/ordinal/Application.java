@@ -31,7 +31,7 @@ public final class Application {
     EmbeddedRuntime runtime;
     try {
       runtime = EmbeddedRuntime.start(settings);
-    } catch (EmbeddedRuntime.PortInUseException e) {
+    } catch (EmbeddedRuntime.InUseException e) {
       // Nothing has started yet: the message is all there is to say.
       System.err.println("ordinal: " + e.getMessage());
       System.exit(1);

@@ -4,7 +4,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -17,12 +22,15 @@ import org.slf4j.LoggerFactory;
  * properties that connect to them.
  */
 public final class EmbeddedRuntime implements AutoCloseable {
+  private final FileChannel dataDirLock;
   private final EmbeddedPostgresServer postgres;
   private final TemporalDevServer temporal;
   private final Map<String, Object> properties;
   private final String webUi;
 
-  private EmbeddedRuntime(EmbeddedPostgresServer postgres, TemporalDevServer temporal, Map<String, Object> properties, String webUi) {
+  private EmbeddedRuntime(FileChannel dataDirLock, EmbeddedPostgresServer postgres, TemporalDevServer temporal,
+      Map<String, Object> properties, String webUi) {
+    this.dataDirLock = dataDirLock;
     this.postgres = postgres;
     this.temporal = temporal;
     this.properties = properties;
@@ -30,8 +38,17 @@ public final class EmbeddedRuntime implements AutoCloseable {
   }
 
   public static EmbeddedRuntime start(Settings settings) throws IOException, InterruptedException {
-    checkPortsFree(settings);
     Files.createDirectories(settings.dataDir());
+    FileChannel dataDirLock = lockDataDir(settings.dataDir());
+    try {
+      if (settings.temporalAddress() == null) {
+        TemporalDevServer.stopOrphan(settings); // a killed run's, on this installation's own ports
+      }
+      checkPortsFree(settings);
+    } catch (InUseException | RuntimeException e) {
+      dataDirLock.close();
+      throw e;
+    }
     Map<String, Object> props = new HashMap<>();
     props.put("micronaut.server.host", settings.bindAddress());
     // HTTPS only, on the API's port: tokens never cross a connection in the clear. The certificates
@@ -75,12 +92,35 @@ public final class EmbeddedRuntime implements AutoCloseable {
         props.put("temporal.address", settings.temporalAddress());
         props.putAll(settings.temporalTls());
       }
-      return new EmbeddedRuntime(postgres, temporal, props, webUi);
+      return new EmbeddedRuntime(dataDirLock, postgres, temporal, props, webUi);
     } catch (IOException | InterruptedException | RuntimeException e) {
       closeQuietly(temporal);
       closeQuietly(postgres);
+      closeQuietly(dataDirLock);
       throw e;
     }
+  }
+
+  /**
+   * The data dir for this service alone, while it runs (the kernel lets go when it dies, however it
+   * dies). A second service on the same data dir would take the first one's PostgreSQL and Temporal
+   * for orphans of a killed run and stop them, then run the same pods, runtime state and network
+   * block as its own.
+   */
+  static FileChannel lockDataDir(Path dataDir) throws IOException {
+    FileChannel channel = FileChannel.open(dataDir.resolve("service.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null; // this JVM holds it already
+    }
+    if (lock == null) {
+      channel.close();
+      throw new InUseException("the data dir " + dataDir + " is in use by another running service: give this one"
+          + " a data dir of its own (ORDINAL_DATA_DIR) and free ports, or stop that one first");
+    }
+    return channel;
   }
 
   /** A port this installation listens on, the variable that moves it, and what else would do. */
@@ -107,7 +147,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
    * once while the service found the other one's Temporal on that port and ran its workflows (with
    * the same node name, its pods' steps too) against this data dir's database.
    */
-  static void checkPortsFree(Settings settings) throws PortInUseException {
+  static void checkPortsFree(Settings settings) throws InUseException {
     for (Port port : ports(settings)) {
       if (port.port() == 0) {
         continue; // any free one
@@ -115,16 +155,19 @@ public final class EmbeddedRuntime implements AutoCloseable {
       try (ServerSocket probe = new ServerSocket()) {
         probe.bind(new InetSocketAddress(InetAddress.getByName(port.host()), port.port()));
       } catch (IOException e) {
-        throw new PortInUseException("port " + port.port() + " on " + port.host() + " (" + port.what()
+        throw new InUseException("port " + port.port() + " on " + port.host() + " (" + port.what()
             + ") is in use, by another installation of Ordinal on this machine or another program: set "
             + port.variable() + " to a free port for this one" + port.otherwise() + " (" + e.getMessage() + ")");
       }
     }
   }
 
-  /** A fixed port of this installation is taken: the message names it and the variable to set. */
-  public static final class PortInUseException extends IOException {
-    PortInUseException(String message) {
+  /**
+   * A fixed port of this installation's is taken, or its data dir is another running service's: the
+   * message names which, and the variable to set.
+   */
+  public static final class InUseException extends IOException {
+    InUseException(String message) {
       super(message);
     }
   }
@@ -148,6 +191,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
   public void close() {
     closeQuietly(temporal);
     closeQuietly(postgres);
+    closeQuietly(dataDirLock);
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** A second installation started on ports the first one holds stops before it starts anything. */
+/** A second installation started on ports or a data dir the first one holds stops before it starts anything. */
 class EmbeddedRuntimePortsTest {
   private static Settings settings(Map<String, String> env) {
     Map<String, String> all = new HashMap<>(Map.of("ORDINAL_DATA_DIR", "target/ports-test"));
@@ -28,7 +31,7 @@ class EmbeddedRuntimePortsTest {
         Map<String, String> env = new HashMap<>(Map.of("ORDINAL_HTTP_PORT", free, "ORDINAL_TEMPORAL_PORT", free,
             "ORDINAL_TEMPORAL_UI_PORT", free));
         env.put(variable, Integer.toString(taken));
-        var refused = assertThrows(EmbeddedRuntime.PortInUseException.class,
+        var refused = assertThrows(EmbeddedRuntime.InUseException.class,
             () -> EmbeddedRuntime.checkPortsFree(settings(env)));
         assertTrue(refused.getMessage().startsWith("port " + taken + " on 127.0.0.1 ("), refused.getMessage());
         assertTrue(refused.getMessage().contains("set " + variable), refused.getMessage());
@@ -49,5 +52,16 @@ class EmbeddedRuntimePortsTest {
       assertEquals(1, EmbeddedRuntime.ports(settings(Map.of("TEMPORAL_ADDRESS", "t:7233"))).size());
       assertEquals(3, EmbeddedRuntime.ports(settings(Map.of())).size());
     }
+  }
+
+  @Test
+  void aDataDirServesOneServiceAtATime() throws Exception {
+    Path dataDir = Files.createDirectories(Path.of("target", "data-dir-lock-test"));
+    try (FileChannel first = EmbeddedRuntime.lockDataDir(dataDir)) {
+      var refused = assertThrows(EmbeddedRuntime.InUseException.class, () -> EmbeddedRuntime.lockDataDir(dataDir));
+      assertTrue(refused.getMessage().contains("is in use by another running service"), refused.getMessage());
+      assertTrue(refused.getMessage().contains("ORDINAL_DATA_DIR"), refused.getMessage());
+    }
+    EmbeddedRuntime.lockDataDir(dataDir).close(); // free again once the first lets go
   }
 }
