@@ -259,17 +259,24 @@ public class PodNetwork {
    * claimed). Such an address is skipped when a pod identity is given one.
    */
   public boolean inUse(String ip) {
-    Integer address = parse(ip);
-    if (address == null) {
-      return false;
-    }
-    String bridge = block().bridge();
     try {
-      return machineNetworks().stream().anyMatch(r -> !r.dev().equals(bridge) && r.overlaps(address, 32));
+      return inUse(machineNetworks(), block(), ip);
     } catch (IOException e) {
       log.warn("pod network: could not list this machine's addresses and routes: {}", e.getMessage());
       return false;
     }
+  }
+
+  /**
+   * Whether {@code ip} of {@code block} is in {@code machine} but for the block's own bridge. Only
+   * what is narrower than the block counts: a route as wide as the block or wider (a VPN's
+   * 10.0.0.0/8) loses to the bridge's own, more specific, route; the claim passed over such blocks,
+   * and one kept all the same was warned about at start.
+   */
+  static boolean inUse(List<Route> machine, Block block, String ip) {
+    Integer address = parse(ip);
+    return address != null && machine.stream().anyMatch(r -> !r.dev().equals(block.bridge()) && r.prefix() > block.prefix()
+        && r.overlaps(address, 32));
   }
 
   /** This machine's IPv4 addresses and routes of the main table (the default route aside). */

@@ -1,7 +1,9 @@
 package io.ordinal.driver.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -52,5 +54,19 @@ class PodNetworkTest {
     assertEquals("10.224.50.3", PodNetwork.overlapping(machine, 12, base("10.224.48.0"), 22).network()); // a host route
     // A pod network wider than a route of the machine's overlaps it too.
     assertEquals("192.0.2.2", PodNetwork.overlapping(machine, 0, base("192.0.0.0"), 8).network());
+  }
+
+  @Test
+  void anAddressInUseOnTheMachineIsSkippedButNotForAWiderRoute() {
+    List<PodNetwork.Route> machine = PodNetwork.machineNetworks(ADDRESSES, ROUTES + "10.0.0.0/8 via 192.0.2.7 dev tun0\n");
+    PodNetwork.Block block8 = new PodNetwork.Block(2, base("10.224.8.0"), 22);
+    assertTrue(PodNetwork.inUse(machine, block8, "10.224.9.7")); // wg0's address
+    assertFalse(PodNetwork.inUse(machine, block8, "10.224.9.8")); // only in the VPN's 10.0.0.0/8
+    PodNetwork.Block block0 = new PodNetwork.Block(0, base("10.224.0.0"), 22);
+    assertFalse(PodNetwork.inUse(machine, block0, "10.224.0.2")); // its own bridge's subnet
+    assertFalse(PodNetwork.inUse(machine, block0, "10.224.0.1")); // the gateway, on its own bridge
+    PodNetwork.Block block48 = new PodNetwork.Block(12, base("10.224.48.0"), 22);
+    assertTrue(PodNetwork.inUse(machine, block48, "10.224.50.3")); // a host route elsewhere
+    assertFalse(PodNetwork.inUse(machine, block48, "10.224.50.4"));
   }
 }
