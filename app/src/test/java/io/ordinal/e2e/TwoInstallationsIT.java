@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ordinal.store.KubeJson;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,10 +38,18 @@ class TwoInstallationsIT {
   void twoInstallationsRunTheEtcdExampleAtOnceWithoutSharingAnything() throws Exception {
     String manifest = Files.readString(Path.of("..", "deploy", "examples", "etcd.yaml"));
     try (OrdinalService a = new OrdinalService("two-a"); OrdinalService b = new OrdinalService("two-b")) {
-      // Side by side, as two people would start them.
+      // Side by side, as two people would start them. A port picked for B is taken before it starts
+      // (as by another suite's service on this machine): B refuses it before it starts anything,
+      // naming it, and the harness picks others.
       CompletableFuture<Void> startA = CompletableFuture.runAsync(() -> start(a));
-      start(b);
+      int taken = b.httpPort;
+      try (ServerSocket squatter = new ServerSocket(taken, 50, InetAddress.getLoopbackAddress())) {
+        start(b);
+      }
       startA.join();
+      assertNotEquals(taken, b.httpPort);
+      assertTrue(Files.readString(b.dataDir.resolve("service.log"))
+          .contains("ordinal: port " + taken + " on 127.0.0.1 (the API) is in use"), "B's log says why it stopped");
       Api apiA = a.api();
       Api apiB = b.api();
       for (Api api : List.of(apiA, apiB)) {
