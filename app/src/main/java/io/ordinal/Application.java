@@ -30,7 +30,15 @@ public final class Application {
       System.exit(2);
     }
     Settings settings = Settings.fromEnvironment(System.getenv());
-    EmbeddedRuntime runtime = EmbeddedRuntime.start(settings);
+    EmbeddedRuntime runtime;
+    try {
+      runtime = EmbeddedRuntime.start(settings);
+    } catch (EmbeddedRuntime.InUseException e) {
+      // Nothing has started yet: the message is all there is to say.
+      System.err.println("ordinal: " + e.getMessage());
+      System.exit(1);
+      return;
+    }
     log.info("PostgreSQL and Temporal ready {} ms after the JVM started",
         ManagementFactory.getRuntimeMXBean().getUptime());
     ApplicationContext context = null;

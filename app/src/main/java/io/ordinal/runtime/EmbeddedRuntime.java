@@ -4,8 +4,16 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.LoggerFactory;
 
@@ -15,14 +23,16 @@ import org.slf4j.LoggerFactory;
  * properties that connect to them.
  */
 public final class EmbeddedRuntime implements AutoCloseable {
+  private final FileChannel dataDirLock;
   private final EmbeddedPostgresServer postgres;
   private final TemporalDevServer temporal;
   private final Map<String, Object> properties;
   private final String webUi;
   private final HttpServer codec;
 
-  private EmbeddedRuntime(EmbeddedPostgresServer postgres, TemporalDevServer temporal, Map<String, Object> properties,
-      String webUi, HttpServer codec) {
+  private EmbeddedRuntime(FileChannel dataDirLock, EmbeddedPostgresServer postgres, TemporalDevServer temporal,
+      Map<String, Object> properties, String webUi, HttpServer codec) {
+    this.dataDirLock = dataDirLock;
     this.postgres = postgres;
     this.temporal = temporal;
     this.properties = properties;
@@ -32,6 +42,16 @@ public final class EmbeddedRuntime implements AutoCloseable {
 
   public static EmbeddedRuntime start(Settings settings) throws IOException, InterruptedException {
     Files.createDirectories(settings.dataDir());
+    FileChannel dataDirLock = lockDataDir(settings.dataDir());
+    try {
+      if (settings.temporalAddress() == null) {
+        TemporalDevServer.stopOrphan(settings); // a killed run's, on this installation's own ports
+      }
+      checkPortsFree(settings);
+    } catch (InUseException | RuntimeException e) {
+      dataDirLock.close();
+      throw e;
+    }
     Map<String, Object> props = new HashMap<>();
     props.put("micronaut.server.host", settings.bindAddress());
     // HTTPS only, on the API's port: tokens never cross a connection in the clear. The certificates
@@ -93,14 +113,86 @@ public final class EmbeddedRuntime implements AutoCloseable {
         props.put("temporal.address", settings.temporalAddress());
         props.putAll(settings.temporalTls());
       }
-      return new EmbeddedRuntime(postgres, temporal, props, webUi, codec);
+      return new EmbeddedRuntime(dataDirLock, postgres, temporal, props, webUi, codec);
     } catch (IOException | InterruptedException | RuntimeException e) {
       if (codec != null) {
         codec.stop(0);
       }
       closeQuietly(temporal);
       closeQuietly(postgres);
+      closeQuietly(dataDirLock);
       throw e;
+    }
+  }
+
+  /**
+   * The data dir for this service alone, while it runs (the kernel lets go when it dies, however it
+   * dies). A second service on the same data dir would take the first one's PostgreSQL and Temporal
+   * for orphans of a killed run and stop them, then run the same pods, runtime state and network
+   * block as its own.
+   */
+  static FileChannel lockDataDir(Path dataDir) throws IOException {
+    FileChannel channel = FileChannel.open(dataDir.resolve("service.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (OverlappingFileLockException e) {
+      lock = null; // this JVM holds it already
+    }
+    if (lock == null) {
+      channel.close();
+      throw new InUseException("the data dir " + dataDir + " is in use by another running service: give this one"
+          + " a data dir of its own (ORDINAL_DATA_DIR) and free ports, or stop that one first");
+    }
+    return channel;
+  }
+
+  /** A port this installation listens on, the variable that moves it, and what else would do. */
+  record Port(String host, int port, String what, String variable, String otherwise) {}
+
+  /** The fixed ports this installation would listen on (PostgreSQL and Temporal's others pick free ones). */
+  static List<Port> ports(Settings settings) {
+    List<Port> ports = new ArrayList<>();
+    ports.add(new Port(settings.bindAddress(), settings.httpPort(), "the API", "ORDINAL_HTTP_PORT", ""));
+    if (settings.temporalAddress() == null) {
+      ports.add(new Port("127.0.0.1", settings.temporalPort(), "the embedded Temporal dev server", "ORDINAL_TEMPORAL_PORT",
+          ", or TEMPORAL_ADDRESS to use a Temporal of your own"));
+      if (!settings.temporalHeadless()) {
+        ports.add(new Port("127.0.0.1", settings.temporalUiPort(), "the Temporal Web UI", "ORDINAL_TEMPORAL_UI_PORT",
+            ", or ORDINAL_TEMPORAL_HEADLESS=true for none"));
+      }
+    }
+    return ports;
+  }
+
+  /**
+   * Refuses to start, before anything else has, when one of this installation's fixed ports is
+   * taken: most likely by another installation on this machine. Else the dev server would exit at
+   * once while the service found the other one's Temporal on that port and ran its workflows (with
+   * the same node name, its pods' steps too) against this data dir's database.
+   */
+  static void checkPortsFree(Settings settings) throws InUseException {
+    for (Port port : ports(settings)) {
+      if (port.port() == 0) {
+        continue; // any free one
+      }
+      try (ServerSocket probe = new ServerSocket()) {
+        probe.bind(new InetSocketAddress(InetAddress.getByName(port.host()), port.port()));
+      } catch (IOException e) {
+        throw new InUseException("port " + port.port() + " on " + port.host() + " (" + port.what()
+            + ") is in use, by another installation of Ordinal on this machine or another program: set "
+            + port.variable() + " to a free port for this one" + port.otherwise() + " (" + e.getMessage() + ")");
+      }
+    }
+  }
+
+  /**
+   * A fixed port of this installation's is taken, or its data dir is another running service's: the
+   * message names which, and the variable to set.
+   */
+  public static final class InUseException extends IOException {
+    InUseException(String message) {
+      super(message);
     }
   }
 
@@ -131,6 +223,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
     }
     closeQuietly(temporal);
     closeQuietly(postgres);
+    closeQuietly(dataDirLock);
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

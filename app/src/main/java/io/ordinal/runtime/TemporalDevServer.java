@@ -40,6 +40,17 @@ final class TemporalDevServer implements AutoCloseable {
   }
 
   /**
+   * Stops the dev server a killed run of this data dir left running (its pid file says which): it
+   * holds this installation's ports, which are checked before anything starts.
+   */
+  static void stopOrphan(Settings settings) {
+    Processes.fromPidFile(settings.dataDir().resolve("temporal").resolve("temporal.pid")).ifPresent(orphan -> {
+      log.warn("stopping Temporal dev server (pid {}) left running by a previous run", orphan.pid());
+      Processes.stop(orphan, "TERM", Duration.ofSeconds(15));
+    });
+  }
+
+  /**
    * Starts the dev server; its Web UI (unless headless) decodes compressed payloads (large sets'
    * observations) through the service's codec at {@code codecPort}: plain HTTP on loopback, which the
    * browser reaches with no certificate to trust, as it reaches the UI itself.
@@ -51,10 +62,7 @@ final class TemporalDevServer implements AutoCloseable {
     // the embedded PostgreSQL's directory is. Pods run as other users on this machine.
     Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
     Path pidFile = dir.resolve("temporal.pid");
-    Processes.fromPidFile(pidFile).ifPresent(orphan -> {
-      log.warn("stopping Temporal dev server (pid {}) left running by a previous run", orphan.pid());
-      Processes.stop(orphan, "TERM", Duration.ofSeconds(15));
-    });
+    stopOrphan(settings);
     List<String> command = new ArrayList<>();
     if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
       // Its own session: a Ctrl-C on the terminal reaches only the service, which then stops the

@@ -15,6 +15,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -49,8 +50,10 @@ final class OrdinalService implements AutoCloseable {
   private static final Object SHARED = new Object();
 
   final Path dataDir;
-  final int httpPort;
-  final int temporalPort;
+  /** Picked at random when made; picked again if another installation takes one before the first start. */
+  int httpPort;
+  int temporalPort;
+  private boolean startedOnce;
   private final Path log;
   private final Map<String, String> extraEnv;
   private Process process;
@@ -200,6 +203,28 @@ final class OrdinalService implements AutoCloseable {
       });
     }
     command.addAll(List.of("-jar", jar != null ? jar.toString() : System.getProperty("ordinal.jar"), "server"));
+    for (int attempt = 1; ; attempt++) {
+      long logged = Files.exists(log) ? Files.size(log) : 0;
+      try {
+        launch(command);
+        startedOnce = true;
+        return;
+      } catch (IllegalStateException e) {
+        // A port picked free was taken meanwhile (another suite's service on this machine, in another
+        // worktree): the service refused it before starting anything. Before the first start nothing
+        // knows the ports yet, so new ones will do; after it, a test may hold them: it fails.
+        String all = Files.exists(log) ? Files.readString(log, StandardCharsets.ISO_8859_1) : "";
+        String said = all.substring((int) Math.min(logged, all.length()));
+        if (startedOnce || attempt >= 3 || !said.contains("ordinal: port ") || process.isAlive()) {
+          throw e;
+        }
+        httpPort = freePort();
+        temporalPort = freePort();
+      }
+    }
+  }
+
+  private void launch(List<String> command) throws Exception {
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

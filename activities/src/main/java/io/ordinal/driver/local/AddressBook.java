@@ -24,6 +24,7 @@ import java.util.Set;
  * pod network ({@link PodNetwork}) the first time it is created; the address is persisted and stays
  * with the identity while its set exists. An identity whose address lies outside the block (given by
  * a release that used loopback addresses, or before the block was claimed again) gets a new one.
+ * An address this machine uses otherwise (on another interface, or routed elsewhere) is skipped.
  * Every pod of a namespace gets a hosts file naming all its members.
  */
 @Singleton
@@ -65,7 +66,9 @@ public class AddressBook {
     }
     Set<String> taken = new HashSet<>(addresses.listIp());
     for (String ip : block.podAddresses()) {
-      if (!taken.contains(ip)) {
+      // Asked only of the address about to be given: the block was free of the machine's networks
+      // when claimed, so this is rarely more than one look.
+      if (!taken.contains(ip) && !network.inUse(ip)) {
         PodAddressRow row = new PodAddressRow(id, namespace, setName, podName, ip);
         if (kept.isPresent()) {
           addresses.update(row);

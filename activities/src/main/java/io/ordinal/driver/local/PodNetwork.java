@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * bits (1 022 pods each); each data dir claims one for good in a registry of the machine's ({@code
  * /var/lib/ordinal/networks}, one file per block naming its data dir), so that two installations
  * (a development server and the tests beside it) never hand out the same address. A block whose
- * data dir is gone is free again.
+ * data dir is gone is free again. A block this machine already uses otherwise (an address of one
+ * of its interfaces or a route in it, but for its own bridge's) is skipped, and so is an address in
+ * use when a pod identity is given one ({@link #inUse}).
  */
 @Singleton
 public class PodNetwork {
@@ -225,18 +227,37 @@ public class PodNetwork {
       int slot = -1;
       if (kept != null && kept.network().equals(network) && kept.slot() < slots) {
         String owner = ownerOf(kept.slot());
-        if (owner == null || owner.equals(dataDir.toString())) {
+        String registered = registeredDataDir(kept.slot());
+        if (owner == null ? registered == null || registered.equals(dataDir.toString()) || !carriesRunningPods(kept.slot())
+            : owner.equals(dataDir.toString())) {
           slot = kept.slot(); // ours, or free again: the addresses already handed out stay valid
         }
       }
+      List<Route> machine = machineNetworks();
+      if (slot >= 0 && overlapping(machine, slot, cidr[0] + slot * (1 << (32 - blockPrefix)), blockPrefix) != null) {
+        // Kept all the same: its pods' addresses are their identities. New ones skip what is in use.
+        log.warn("pod network: block {} overlaps {}, which this machine uses otherwise", slot,
+            overlapping(machine, slot, cidr[0] + slot * (1 << (32 - blockPrefix)), blockPrefix));
+      }
       for (int s = 0; slot < 0 && s < slots; s++) {
         if (ownerOf(s) == null) {
-          slot = s;
+          Route used = overlapping(machine, s, cidr[0] + s * (1 << (32 - blockPrefix)), blockPrefix);
+          if (used != null) {
+            log.info("pod network: skipping block {}: this machine uses {} (dev {})", s, used.network(), used.dev());
+          } else if (carriesRunningPods(s)) {
+            // Its data dir is gone (or made anew), not its pods: they outlive the service, and answer
+            // at the block's addresses until someone removes them.
+            log.warn("pod network: skipping block {}: its data dir {} is gone, but pods of it still run on bridge ordinal{}"
+                + " (runc delete and ip netns delete theirs to free it)", s, registeredDataDir(s), s);
+          } else {
+            slot = s;
+          }
         }
       }
       if (slot < 0) {
         throw new IOException("no free block of /" + blockPrefix + " left in ORDINAL_POD_NETWORK " + network
-            + ": every one is claimed in " + REGISTRY);
+            + ": every one is claimed in " + REGISTRY + " or overlaps a network of this machine's (ip -4 addr, ip -4 route):"
+            + " set ORDINAL_POD_NETWORK to a range it does not use");
       }
       String registered = registeredDataDir(slot);
       if (registered != null && !registered.equals(dataDir.toString())) {
@@ -252,6 +273,138 @@ public class PodNetwork {
           format(cidr[0] + slot * (1 << (32 - blockPrefix))) + "/" + blockPrefix, slot);
       return new Block(slot, cidr[0] + slot * (1 << (32 - blockPrefix)), blockPrefix);
     }
+  }
+
+  /** An IPv4 network this machine uses (an interface's address or a route), and on which device. */
+  record Route(String network, int base, int prefix, String dev) {
+    boolean overlaps(int otherBase, int otherPrefix) {
+      int shorter = Math.min(prefix, otherPrefix);
+      int mask = shorter == 0 ? 0 : -1 << (32 - shorter);
+      return (base & mask) == (otherBase & mask);
+    }
+  }
+
+  /** What of {@code machine} overlaps block {@code slot} (its base and prefix), but for the slot's own bridge; or null. */
+  static Route overlapping(List<Route> machine, int slot, int base, int prefix) {
+    return machine.stream().filter(r -> !r.dev().equals("ordinal" + slot) && r.overlaps(base, prefix)).findFirst()
+        .orElse(null);
+  }
+
+  /**
+   * Whether {@code ip} is used by this machine other than through this installation's bridge: an
+   * address of an interface or in a route of another device (a network added after the block was
+   * claimed). Such an address is skipped when a pod identity is given one.
+   */
+  public boolean inUse(String ip) {
+    try {
+      return inUse(machineNetworks(), block(), ip);
+    } catch (IOException e) {
+      log.warn("pod network: could not list this machine's addresses and routes: {}", e.getMessage());
+      return false;
+    }
+  }
+
+  /**
+   * Whether {@code ip} of {@code block} is in {@code machine} but for the block's own bridge. Only
+   * what is narrower than the block counts: a route as wide as the block or wider (a VPN's
+   * 10.0.0.0/8) loses to the bridge's own, more specific, route; the claim passed over such blocks,
+   * and one kept all the same was warned about at start.
+   */
+  static boolean inUse(List<Route> machine, Block block, String ip) {
+    Integer address = parse(ip);
+    return address != null && machine.stream().anyMatch(r -> !r.dev().equals(block.bridge()) && r.prefix() > block.prefix()
+        && r.overlaps(address, 32));
+  }
+
+  /** This machine's IPv4 addresses and routes of the main table (the default route aside). */
+  static List<Route> machineNetworks() throws IOException {
+    return machineNetworks(ip("-4", "-o", "addr", "show").output(), ip("-4", "-o", "route", "show").output());
+  }
+
+  /**
+   * {@code ip -4 -o addr show} and {@code ip -4 -o route show} as networks: each interface's address
+   * (as a /32: the address itself; its subnet comes as a route) and each route's destination.
+   */
+  static List<Route> machineNetworks(String addresses, String routes) {
+    List<Route> found = new ArrayList<>();
+    for (String line : addresses.split("\n")) {
+      String[] f = line.trim().split("\s+");
+      for (int i = 0; i + 1 < f.length; i++) {
+        if (f[i].equals("inet")) {
+          add(found, f[i + 1].replaceAll("/.*", ""), f.length > 1 ? f[1] : "");
+          break;
+        }
+      }
+    }
+    for (String line : routes.split("\n")) {
+      List<String> f = new ArrayList<>(List.of(line.trim().split("\s+")));
+      if (!f.isEmpty() && List.of("unicast", "blackhole", "unreachable", "prohibit", "throw").contains(f.get(0))) {
+        f.remove(0);
+      }
+      if (f.isEmpty() || f.get(0).isEmpty() || f.get(0).equals("default")) {
+        continue;
+      }
+      int dev = f.indexOf("dev");
+      add(found, f.get(0), dev >= 0 && dev + 1 < f.size() ? f.get(dev + 1) : "");
+    }
+    return found;
+  }
+
+  private static void add(List<Route> found, String network, String dev) {
+    String[] parts = network.split("/");
+    Integer base = parse(parts[0]);
+    int prefix;
+    try {
+      prefix = parts.length == 2 ? Integer.parseInt(parts[1]) : 32;
+    } catch (NumberFormatException e) {
+      return;
+    }
+    if (base != null && prefix >= 0 && prefix <= 32) {
+      found.add(new Route(network, base, prefix, dev));
+    }
+  }
+
+  /**
+   * Whether a process still runs in the network namespace of a pod on the bridge of {@code slot}: a
+   * pod whose address answers there. A port of the bridge is a pod's veth ({@link #vethName}), whose
+   * peer is in the pod's named namespace; one whose namespace nothing runs in any more is a leftover.
+   */
+  static boolean carriesRunningPods(int slot) {
+    Path ports = Path.of("/sys/class/net", "ordinal" + slot, "brif");
+    if (!Files.isDirectory(ports)) {
+      return false;
+    }
+    try (var links = Files.list(ports); var named = Files.list(Path.of("/run/netns"))) {
+      List<String> veths = links.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("ov")).toList();
+      if (veths.isEmpty()) {
+        return false;
+      }
+      java.util.Set<Object> attached = new java.util.HashSet<>();
+      for (Path netns : named.toList()) {
+        String name = netns.getFileName().toString();
+        if (name.startsWith("ordinal-") && veths.contains(vethName(name.substring("ordinal-".length()) + "000000000000"))) {
+          attached.add(Files.getAttribute(netns, "unix:ino"));
+        }
+      }
+      return !attached.isEmpty() && namespacesInUse().stream().anyMatch(attached::contains);
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /** The inode of every process's network namespace. */
+  private static java.util.Set<Object> namespacesInUse() throws IOException {
+    java.util.Set<Object> inodes = new java.util.HashSet<>();
+    try (var processes = Files.list(Path.of("/proc"))) {
+      for (Path process : processes.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+        try {
+          inodes.add(Files.getAttribute(process.resolve("ns/net"), "unix:ino"));
+        } catch (IOException | RuntimeException e) {
+          // gone meanwhile, or not ours to read
+        }
+      }
+    }
+    return inodes;
   }
 
   private static String registeredDataDir(int slot) {
@@ -299,12 +452,12 @@ public class PodNetwork {
     ip("link", "set", b.bridge(), "up");
   }
 
-  private static void ip(String... args) throws IOException {
+  private static HostCommand.Result ip(String... args) throws IOException {
     String binary = IP.stream().filter(c -> Files.isExecutable(Path.of(c))).findFirst()
         .orElseThrow(() -> new IOException("the local driver needs ip (Debian package iproute2)"));
     List<String> argv = new ArrayList<>(List.of(binary));
     argv.addAll(List.of(args));
-    HostCommand.check(argv);
+    return HostCommand.check(argv);
   }
 
   /** {@code a.b.c.d/n} as {address, prefix}; the address masked to its network. */
