@@ -252,6 +252,8 @@ final class VolumeFiles {
         default -> {
           if (c < 0x20 || c == 0x7f) {
             out.append(String.format("\\x%02x", c));
+          } else if (c >= 0x80 && !goPrintable(c)) {
+            out.append(c < 0x10000 ? String.format("\\u%04x", c) : String.format("\\U%08x", c));
           } else {
             out.appendCodePoint(c);
           }
@@ -259,6 +261,15 @@ final class VolumeFiles {
       }
     });
     return out.append('"').toString();
+  }
+
+  /** Go's unicode.IsPrint beyond ASCII: letters, marks, numbers, punctuation and symbols, not spaces or controls. */
+  private static boolean goPrintable(int c) {
+    return switch (Character.getType(c)) {
+      case Character.SPACE_SEPARATOR, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR, Character.CONTROL,
+          Character.FORMAT, Character.UNASSIGNED, Character.PRIVATE_USE, Character.SURROGATE -> false;
+      default -> true;
+    };
   }
 
   /**

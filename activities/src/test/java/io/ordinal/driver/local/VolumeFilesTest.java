@@ -22,6 +22,11 @@ class VolumeFilesTest {
   }
 
   @Test
+  void spacesAndFormatCharactersBeyondAsciiAreEscapedAsGoEscapesThem() {
+    assertEquals("\"a\\u00a0b\\u200bc\"", VolumeFiles.goQuote("a\u00a0b\u200bc"));
+  }
+
+  @Test
   void anEmptyMapIsAnEmptyFile() {
     assertEquals("", VolumeFiles.formatMap(Map.of()));
   }
