@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.ordinal.driver.DriverPod;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -13,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,6 +74,7 @@ final class WrittenVolumes {
       String name = entry.getKey();
       Path dir = dirs.get(name);
       try {
+        clearForeign(dir);
         Files.createDirectories(dir);
         if (new AtomicWriter(dir, fsGroup).write(files.of(entry.getValue()))) {
           log.info("pod {}: volume {} written", row.id(), name);
@@ -94,6 +97,26 @@ final class WrittenVolumes {
       }
     }
     return unwritten;
+  }
+
+  /**
+   * A directory without {@code ..data} that holds anything was not written here: an emptyDir of the
+   * same name left by an earlier pod of this name whose removal failed, which that pod could fill
+   * with symlinks. It is removed (by descriptor, never following a link) before the first write.
+   */
+  private static void clearForeign(Path dir) throws IOException {
+    if (Files.isSymbolicLink(dir.resolve(AtomicWriter.DATA_DIR)) || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      if (Files.isSymbolicLink(dir)) {
+        Files.delete(dir);
+      }
+      return;
+    }
+    try (Stream<Path> entries = Files.list(dir)) {
+      if (entries.findAny().isEmpty()) {
+        return;
+      }
+    }
+    LocalDriver.removeTree(dir);
   }
 
   /** The periodic resync of a running pod's volumes, when due. */
