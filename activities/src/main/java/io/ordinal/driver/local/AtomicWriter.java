@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -39,6 +40,8 @@ final class AtomicWriter {
   private static final int MAX_FILE_NAME_LENGTH = 255;
   private static final int MAX_PATH_LENGTH = 4096;
   private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("'..'yyyy_MM_dd_HH_mm_ss'.'");
+  /** A directory this writer made (never "..", "." or a path elsewhere): what ..data may point to. */
+  private static final Pattern TS_DIR = Pattern.compile("\\.\\.\\d{4}_\\d{2}_\\d{2}_\\d{2}_\\d{2}_\\d{2}\\.[^/]+");
 
   /** One file: its bytes and its mode (permission bits). */
   record FileProjection(byte[] data, int mode) {
@@ -77,7 +80,7 @@ final class AtomicWriter {
     String oldTsDir = null;
     if (Files.isSymbolicLink(dataDir)) {
       oldTsDir = Files.readSymbolicLink(dataDir).toString();
-      if (!oldTsDir.startsWith("..") || oldTsDir.contains("/")) {
+      if (!TS_DIR.matcher(oldTsDir).matches()) {
         throw new IOException(target + ": " + DATA_DIR + " does not point to a directory of the writer's");
       }
     }

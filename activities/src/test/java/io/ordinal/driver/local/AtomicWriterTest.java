@@ -112,11 +112,16 @@ class AtomicWriterTest {
     assertTrue(Files.isSymbolicLink(volume.resolve("d")));
   }
 
-  @Test
-  void anEarlierDirectoryIsNeverEnteredThroughALinkTheWriterDidNotMake() throws Exception {
-    Files.createSymbolicLink(volume.resolve("..data"), Path.of("/etc"));
+  @ParameterizedTest
+  @ValueSource(strings = {"/etc", "..", ".", "..data", "../other", "..2026_01_01_00_00_00.x/../.."})
+  void anEarlierDirectoryIsNeverEnteredThroughALinkTheWriterDidNotMake(String link) throws Exception {
+    Path target = Files.createDirectories(volume.resolve("target"));
+    Path sibling = Files.createDirectories(volume.resolve("sibling"));
+    Files.writeString(sibling.resolve("keep"), "keep");
+    Files.createSymbolicLink(target.resolve("..data"), Path.of(link));
 
-    assertThrows(IOException.class, () -> new AtomicWriter(volume, null).write(payload("a", file("x", 0644))));
+    assertThrows(IOException.class, () -> new AtomicWriter(target, null).write(payload("a", file("x", 0644))));
+    assertEquals("keep", Files.readString(sibling.resolve("keep")));
   }
 
   @ParameterizedTest
