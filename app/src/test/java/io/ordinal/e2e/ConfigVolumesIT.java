@@ -235,6 +235,41 @@ class ConfigVolumesIT {
   }
 
   /**
+   * On a service of its own, stopped and started again: the re-adopted pod keeps its files (its
+   * container is not restarted), and the next run's sync carries a later update to it.
+   */
+  @Test
+  void aReAdoptedPodKeepsItsConfigMapVolumeAndFollowsUpdatesAfterAServiceRestart(@Namespace String ns) throws Exception {
+    try (OrdinalService own = new OrdinalService("volumes-restart")) {
+      own.start();
+      Api api = own.api();
+      Kubectl kubectl = new Kubectl(api.base(), api.caCertificate(), api.token(), ns);
+      kubectl.run("create", "configmap", "app", "--from-literal=mode=fast").ok();
+      api.createSet(ns, set("re", """
+          volumes:
+          - {name: conf, configMap: {name: app}}
+          containers:
+          - name: main
+            image: local
+            command: [sleep, "3600"]
+            volumeMounts:
+            - {name: conf, mountPath: /conf}
+          """));
+      api.awaitConverged(ns, "re", 1, TIMEOUT);
+      String containerId = api.pod(ns, "re-0").at("/status/containerStatuses/0/containerID").asText();
+      assertEquals("fast", exec(kubectl, "re-0", "cat", "/conf/mode"));
+
+      own.stop(); // the pod keeps running, and the next run re-adopts it
+      own.start();
+      api.awaitConverged(ns, "re", 1, TIMEOUT);
+      assertEquals("fast", exec(kubectl, "re-0", "cat", "/conf/mode"));
+      kubectl.run("patch", "configmap", "app", "--type=merge", "-p", "{\"data\":{\"mode\":\"slow\"}}").ok();
+      awaitExec(kubectl, "re-0", "slow", "cat", "/conf/mode");
+      assertEquals(containerId, api.pod(ns, "re-0").at("/status/containerStatuses/0/containerID").asText(), "adopted, not restarted");
+    }
+  }
+
+  /**
    * A one-replica local set whose pod spec is {@code podSpec} (YAML), labelled app={@code name}. Modes
    * are decimal there (292 is 0444, 388 is 0604, 260 is 0404, 256 is 0400, 384 is 0600): YAML 1.1 and 1.2 read a
    * leading 0 differently. Without an fsGroup the files are root's, and the container's default user
