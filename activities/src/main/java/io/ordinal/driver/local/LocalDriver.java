@@ -1,5 +1,6 @@
 package io.ordinal.driver.local;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.ExecProcess;
 import io.ordinal.driver.ExecRefusedException;
@@ -188,13 +189,18 @@ public class LocalDriver implements PodDriver {
     return addresses;
   }
 
-  /** Where the ConfigMaps and Secrets a container's environment names are read. */
+  /** Where the ConfigMaps and Secrets a container's environment and its pod's volumes name are read. */
   ObjectStore objects() {
     return objects;
   }
 
   Runc runc() {
     return runc;
+  }
+
+  /** The pod as stored now (its labels and annotations may have changed since it started); empty once it is gone. */
+  Optional<Pod> currentPod(DriverPod pod) {
+    return pods.findById(pod.id()).filter(row -> row.uid().equals(pod.uid())).map(row -> DriverPod.of(row).object());
   }
 
   PodNetwork network() {

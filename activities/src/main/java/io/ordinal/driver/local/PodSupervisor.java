@@ -77,6 +77,8 @@ final class PodSupervisor implements Runnable {
   private Map<String, List<OciSpec.Volume>> volumes = Map.of();
   /** Each container's subPath mounts, bound again before each of its starts; set by {@link #prepare}. */
   private Map<String, List<SubPathMount>> subPaths = Map.of();
+  /** Its configMap, secret, downwardAPI and projected volumes, whose files the service writes and keeps up to date. */
+  private final WrittenVolumes written;
   private final PodSandbox sandbox;
   private boolean initDone;
   private Instant podStartedAt;
@@ -89,6 +91,7 @@ final class PodSupervisor implements Runnable {
     this.pod = row.object();
     this.dir = driver.paths().pod(row.namespace(), row.name());
     this.sandbox = new PodSandbox(driver.runc(), driver.network(), sandboxId(), row.uid(), dir.resolve("sandbox"), pod.getSpec());
+    this.written = new WrittenVolumes(driver, row, dir.resolve("volumes"));
     for (Container c : pod.getSpec().getContainers()) {
       containers.add(new ContainerRuntime(c, this));
     }
@@ -135,6 +138,7 @@ final class PodSupervisor implements Runnable {
       try {
         prepare();
         restore();
+        awaitVolumes();
         if (!stopRequested && !initDone) {
           runInitContainers();
         }
@@ -186,8 +190,10 @@ final class PodSupervisor implements Runnable {
         Volume volume = volume(mount.getName());
         Path root = volumeDir(mount.getName(), volume);
         boolean hostPath = volume != null && volume.getHostPath() != null;
+        // The service writes these volumes' files (WrittenVolumes) and owns them; the pod only reads them, as upstream mounts them.
+        boolean serviceWritten = VolumeFiles.projected(volume);
         Files.createDirectories(root);
-        if (!hostPath && owned.add(mount.getName())) {
+        if (!hostPath && !serviceWritten && owned.add(mount.getName())) {
           // The first container that mounts a volume owns it (fsGroup as its group), so a non-root pod can write to it.
           ContainerUser user = user(c);
           Long fsGroup = pod.getSpec().getSecurityContext() == null ? null : pod.getSpec().getSecurityContext().getFsGroup();
@@ -197,11 +203,13 @@ final class PodSupervisor implements Runnable {
         if (mount.getSubPath() != null && !mount.getSubPath().isEmpty()) {
           List<SubPathMount> ofContainer = subPathsByContainer.computeIfAbsent(c.getName(), k -> new ArrayList<>());
           source = LocalPaths.child(LocalPaths.child(dir.resolve("subpaths"), c.getName()), Integer.toString(binds.size()));
-          SubPathMount subPath = new SubPathMount(mount.getName(), c.getName(), root, mount.getSubPath(), source);
-          subPath.check();
+          SubPathMount subPath = new SubPathMount(mount.getName(), c.getName(), root, mount.getSubPath(), source, serviceWritten);
+          if (!serviceWritten) {
+            subPath.check(); // a written volume's files are there once it is written: checked when bound
+          }
           ofContainer.add(subPath);
         }
-        binds.add(new OciSpec.Volume(source, mount.getMountPath(), Boolean.TRUE.equals(mount.getReadOnly())));
+        binds.add(new OciSpec.Volume(source, mount.getMountPath(), serviceWritten || Boolean.TRUE.equals(mount.getReadOnly())));
       }
       binds.add(new OciSpec.Volume(driver.paths().hosts(row.namespace(), row.name()), "/etc/hosts", false));
       if (dns.isPresent()) {
@@ -218,7 +226,10 @@ final class PodSupervisor implements Runnable {
         .filter(v -> v.getName().equals(volumeName)).findFirst().orElse(null);
   }
 
-  /** Where a volume lives: a PVC's directory, a hostPath as given, else (emptyDir) a directory of the pod's. */
+  /**
+   * Where a volume lives: a PVC's directory, a hostPath as given, else a directory of the pod's (an
+   * emptyDir, or the files of a configMap, secret, downwardAPI or projected volume).
+   */
   private Path volumeDir(String volumeName, Volume volume) {
     if (volume != null && volume.getPersistentVolumeClaim() != null) {
       return driver.paths().volume(row.namespace(), volume.getPersistentVolumeClaim().getClaimName());
@@ -318,8 +329,24 @@ final class PodSupervisor implements Runnable {
     saveState();
   }
 
+  /**
+   * As the kubelet, the containers start once every volume is set up: until then the pod stays
+   * Pending, its containers waiting in ContainerCreating, and each volume is tried again.
+   */
+  private void awaitVolumes() throws InterruptedException {
+    while (!stopRequested && !detached && !written.isEmpty()) {
+      List<String> unwritten = written.sync();
+      if (unwritten.isEmpty()) {
+        return;
+      }
+      publish(PodSnapshot.PENDING, false, null);
+      Thread.sleep(WrittenVolumes.RESYNC.toMillis());
+    }
+  }
+
   private void superviseOnce() throws Exception {
     Instant now = Instant.now();
+    written.syncIfDue(now);
     for (ContainerRuntime c : containers) {
       c.tick(now);
     }

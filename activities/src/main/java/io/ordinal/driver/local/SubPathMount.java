@@ -13,7 +13,11 @@ import java.nio.file.Path;
  * that swaps a directory of its volume for a symlink after one start gets a refused next start, never
  * the symlink's target.
  */
-record SubPathMount(String volumeMount, String container, Path volume, String subPath, Path staging) {
+record SubPathMount(String volumeMount, String container, Path volume, String subPath, Path staging, boolean serviceWritten) {
+
+  SubPathMount(String volumeMount, String container, Path volume, String subPath, Path staging) {
+    this(volumeMount, container, volume, subPath, staging, false);
+  }
 
   /** Checks the subPath (making its missing directories) without binding it: a pod's setup fails early on a bad one. */
   void check() throws IOException {
@@ -44,11 +48,29 @@ record SubPathMount(String volumeMount, String container, Path volume, String su
     PathFd.unmount(staging);
   }
 
+  /**
+   * A subPath of a volume the service writes (configMap, secret, downwardAPI, projected) names a
+   * symlink through {@code ..data}; no pod can write there, so its links are resolved (as upstream's
+   * EvalSymlinks does) to the file of the current {@code ..<timestamp>} directory, which is bound.
+   * That bind is not updated with the volume (as upstream); the container's next start binds anew.
+   */
+  private String written(Path root) throws IOException {
+    Path real = root.resolve(subPath).toRealPath();
+    if (!real.startsWith(root)) {
+      throw new IllegalArgumentException("\"" + subPath + "\" leaves the volume");
+    }
+    return root.relativize(real).toString();
+  }
+
   private PathFd open() throws IOException {
     try {
       // The volume's own path is the service's (a hostPath the admin's): its symlinks resolve once,
       // before anything in the volume, which is the pod's, is opened by descriptor.
-      return PathFd.below(volume.toRealPath(), subPath, true);
+      Path root = volume.toRealPath();
+      if (serviceWritten) {
+        return PathFd.below(root, written(root), false);
+      }
+      return PathFd.below(root, subPath, true);
     } catch (IllegalArgumentException e) {
       // The kubelet's words (CreateContainerConfigError): the pod did this to its own volume.
       throw new IOException("failed to prepare subPath for volumeMount \"" + volumeMount + "\" of container \""

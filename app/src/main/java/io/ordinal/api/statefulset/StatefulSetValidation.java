@@ -464,6 +464,7 @@ public final class StatefulSetValidation {
       }
     }
     List<Volume> volumes = nullSafe(pod.getVolumes());
+    errors.addAll(VolumeSourceValidation.validate(base + ".volumes", volumes));
     for (int i = 0; i < volumes.size(); i++) {
       var claim = volumes.get(i).getPersistentVolumeClaim();
       if (claim != null) {

@@ -8,12 +8,14 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetPersistentVolumeClaimRetentionPolicy;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategyBuilder;
 import io.ordinal.kube.Drivers;
 import io.ordinal.kube.Labels;
+import io.ordinal.store.KubeJson;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -129,6 +131,67 @@ class StatefulSetValidationTest {
       s.getSpec().getTemplate().getSpec().getContainers().get(0).getVolumeMounts().get(0).setMountPath("/");
     });
     assertEquals(List.of("spec.template.spec.containers[0].volumeMounts[0].mountPath"), root.stream().map(FieldError::field).toList());
+  }
+
+  /** Volumes as YAML (a list), read as the API reads them. */
+  static List<Volume> volumes(String yaml) {
+    try {
+      return List.of(KubeJson.YAML.readValue(yaml, Volume[].class));
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
+  @Test
+  void configMapSecretDownwardApiAndProjectedVolumesAsUpstreamsExamplesAreValid() {
+    assertEquals(List.of(), errorsOf(s -> s.getSpec().getTemplate().getSpec().setVolumes(volumes("""
+        - {name: a, configMap: {name: app, defaultMode: 420, items: [{key: k, path: dir/k, mode: 256}]}}
+        - {name: b, secret: {secretName: db, optional: true}}
+        - name: c
+          downwardAPI:
+            items:
+            - {path: labels, fieldRef: {fieldPath: metadata.labels}}
+            - {path: tier, fieldRef: {apiVersion: v1, fieldPath: "metadata.labels['tier']"}}
+            - {path: mem, resourceFieldRef: {containerName: nginx, resource: limits.memory, divisor: 1Mi}}
+            - {path: cpu, resourceFieldRef: {containerName: nginx, resource: requests.cpu, divisor: 1m}}
+        - name: d
+          projected:
+            sources:
+            - configMap: {name: app, items: [{key: k, path: a}]}
+            - secret: {name: db, items: [{key: k, path: b}]}
+            - downwardAPI: {items: [{path: c, fieldRef: {fieldPath: metadata.name}}]}
+            - serviceAccountToken: {path: token, expirationSeconds: 3600}
+        - {name: e, emptyDir: {}}
+        """))));
+  }
+
+  static Stream<Arguments> invalidVolumes() {
+    return Stream.of(
+        Arguments.of("[{name: v, secret: {secretName: s}, configMap: {name: c}}]", "spec.template.spec.volumes[0].configMap"),
+        Arguments.of("[{name: v, configMap: {}}]", "spec.template.spec.volumes[0].configMap.name"),
+        Arguments.of("[{name: v, secret: {}}]", "spec.template.spec.volumes[0].secret.secretName"),
+        Arguments.of("[{name: v, configMap: {name: c, items: [{key: k, path: /abs}]}}]", "spec.template.spec.volumes[0].configMap.items[0].path"),
+        Arguments.of("[{name: v, configMap: {name: c, items: [{key: k, path: a/../../b}]}}]", "spec.template.spec.volumes[0].configMap.items[0].path"),
+        Arguments.of("[{name: v, configMap: {name: c, items: [{key: k, path: ..data}]}}]", "spec.template.spec.volumes[0].configMap.items[0].path"),
+        Arguments.of("[{name: v, configMap: {name: c, items: [{key: k, path: ''}]}}]", "spec.template.spec.volumes[0].configMap.items[0].path"),
+        Arguments.of("[{name: v, configMap: {name: c, items: [{path: p}]}}]", "spec.template.spec.volumes[0].configMap.items[0].key"),
+        Arguments.of("[{name: v, secret: {secretName: s, items: [{key: k, path: p, mode: 512}]}}]", "spec.template.spec.volumes[0].secret.items[0].mode"),
+        Arguments.of("[{name: v, secret: {secretName: s, defaultMode: -1}}]", "spec.template.spec.volumes[0].secret.defaultMode"),
+        Arguments.of("[{name: v, downwardAPI: {items: [{path: ip, fieldRef: {fieldPath: status.podIP}}]}}]", "spec.template.spec.volumes[0].downwardAPI.fieldRef.fieldPath"),
+        Arguments.of("[{name: v, downwardAPI: {items: [{path: p}]}}]", "spec.template.spec.volumes[0].downwardAPI"),
+        Arguments.of("[{name: v, downwardAPI: {items: [{path: m, resourceFieldRef: {resource: limits.memory}}]}}]", "spec.template.spec.volumes[0].downwardAPI.resourceFieldRef.containerName"),
+        Arguments.of("[{name: v, downwardAPI: {items: [{path: c, resourceFieldRef: {containerName: nginx, resource: limits.cpu, divisor: 1Mi}}]}}]", "spec.template.spec.volumes[0].downwardAPI.resourceFieldRef.divisor"),
+        Arguments.of("[{name: v, projected: {sources: [{configMap: {name: c, items: [{key: k, path: p}]}}, {secret: {name: s, items: [{key: k, path: p}]}}]}}]", "spec.template.spec.volumes[0].projected"),
+        Arguments.of("[{name: v, projected: {sources: [{configMap: {name: c}, secret: {name: s}}]}}]", "spec.template.spec.volumes[0].projected.sources[0]"),
+        Arguments.of("[{name: v, projected: {defaultMode: 1000, sources: []}}]", "spec.template.spec.volumes[0].projected.defaultMode"),
+        Arguments.of("[{name: v, projected: {sources: [{serviceAccountToken: {path: t, expirationSeconds: 60}}]}}]", "spec.template.spec.volumes[0].projected.sources[0].serviceAccountToken.expirationSeconds"));
+  }
+
+  @ParameterizedTest(name = "{0} is reported at {1}")
+  @MethodSource("invalidVolumes")
+  void invalidVolumeSourcesAreReportedAtUpstreamsFieldPaths(String yaml, String field) {
+    List<FieldError> errors = errorsOf(s -> s.getSpec().getTemplate().getSpec().setVolumes(volumes(yaml)));
+    assertEquals(List.of(field), errors.stream().map(FieldError::field).toList(), () -> errors.toString());
   }
 
   @Test
