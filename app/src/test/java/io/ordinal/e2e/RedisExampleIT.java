@@ -3,16 +3,17 @@ package io.ordinal.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * deploy/examples/redis.yaml end to end on the local driver: a real primary and two replicas.
+ * deploy/examples/redis.yaml end to end on the local driver, applied by kubectl as it is: a real
+ * primary and two replicas, their redis.conf from a ConfigMap volume, their password from a Secret.
  * Data written to the primary reaches the replicas; a deleted member comes back with the same
  * name, address and data, and rejoins.
  */
@@ -20,14 +21,18 @@ import org.junit.jupiter.api.Test;
 class RedisExampleIT {
   static final Duration TIMEOUT = Duration.ofSeconds(90);
   static final String NS = "redis-example";
+  /** deploy/examples/redis.yaml's Secret redis-auth. */
+  static final String PASSWORD = "change-me-please";
   static Api api;
 
   @Test
   void membersKeepIdentityAndDataThroughDeletionAndRejoin() throws Exception {
-    String manifest = Files.readString(Path.of("..", "deploy", "examples", "redis.yaml"));
-    Api.Reply created = api.post(Paths.sets(NS), "application/yaml", manifest);
-    assertEquals(201, created.code(), created.body());
+    // The manifest as a user applies it: its ConfigMap (redis.conf), Secret (the password), Service and set.
+    new Kubectl(api.base(), api.caCertificate(), api.token(), NS)
+        .run("apply", "-f", Path.of("..", "deploy", "examples", "redis.yaml").toString()).ok();
     api.awaitConverged(NS, "redis", 3, TIMEOUT);
+    assertTrue(redisWithout(0, "get", "greeting").contains("NOAUTH"), "the Secret's password is required");
+    assertEquals("appendonly\nyes", redis(2, "config", "get", "appendonly"), "redis.conf of the ConfigMap was read");
 
     assertEquals("OK", redis(0, "set", "greeting", "hello"));
     awaitValue(1, "greeting", "hello");
@@ -78,10 +83,18 @@ class RedisExampleIT {
     throw new AssertionError("redis-" + ordinal + " " + key + " = " + last + ", expected " + expected);
   }
 
-  /** Runs redis-cli against a member's stable address. */
+  /** Runs redis-cli against a member's stable address, with the password of the example's Secret. */
   static String redis(int ordinal, String... args) throws Exception {
+    return redisCli(Map.of("REDISCLI_AUTH", PASSWORD), ordinal, args);
+  }
+
+  static String redisWithout(int ordinal, String... args) throws Exception {
+    return redisCli(Map.of(), ordinal, args);
+  }
+
+  private static String redisCli(Map<String, String> env, int ordinal, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of("redis-cli", "-h", ip(ordinal), "-p", "6379"));
     command.addAll(List.of(args));
-    return Command.run(Duration.ofSeconds(60), command.toArray(String[]::new)).output().trim();
+    return Command.run(Duration.ofSeconds(60), env, null, null, command).output().trim();
   }
 }
