@@ -144,8 +144,13 @@ public class EndpointSliceController implements ChangeFeed.Subscriber {
       try {
         reconcile(namespace);
       } catch (RuntimeException e) {
-        // A slice another instance wrote meanwhile, or the database away: the namespace is looked at again.
-        log.debug("endpoint slices of namespace {}: {} (tried again in 1 s)", namespace, e.toString());
+        // A slice another instance wrote meanwhile (said only when debugging), or the database away:
+        // the namespace is looked at again.
+        if (e instanceof WrittenMeanwhile) {
+          log.debug("endpoint slices of namespace {}: {} (tried again in 1 s)", namespace, e.getMessage());
+        } else {
+          log.warn("endpoint slices of namespace {}: {} (tried again in 1 s)", namespace, e.toString());
+        }
         dirty.add(namespace);
         worker.schedule(this::drain, 1, TimeUnit.SECONDS);
       }
@@ -199,8 +204,14 @@ public class EndpointSliceController implements ChangeFeed.Subscriber {
       }
     } catch (StoreException e) {
       // Another instance wrote it first: whatever it wrote is read again on the next pass.
-      throw new IllegalStateException(change.op() + " of endpoint slice " + slice.getMetadata().getName() + ": "
-          + e.reason(), e);
+      throw new WrittenMeanwhile(change.op() + " of endpoint slice " + slice.getMetadata().getName() + ": " + e.reason(), e);
+    }
+  }
+
+  /** A write that found the slice changed, gone or there already: another instance's doing. */
+  private static final class WrittenMeanwhile extends RuntimeException {
+    WrittenMeanwhile(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 
