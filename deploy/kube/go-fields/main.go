@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -55,6 +56,7 @@ func main() {
 		"v1/ServiceAccount": corev1.ServiceAccount{}, "v1/ServiceAccountList": corev1.ServiceAccountList{},
 		"v1/Service": corev1.Service{}, "v1/ServiceList": corev1.ServiceList{},
 		"v1/Status":                         metav1.Status{},
+		"discovery.k8s.io/v1/EndpointSlice": discoveryv1.EndpointSlice{}, "discovery.k8s.io/v1/EndpointSliceList": discoveryv1.EndpointSliceList{},
 		"rbac.authorization.k8s.io/v1/Role": rbacv1.Role{}, "rbac.authorization.k8s.io/v1/RoleList": rbacv1.RoleList{},
 		"rbac.authorization.k8s.io/v1/RoleBinding": rbacv1.RoleBinding{}, "rbac.authorization.k8s.io/v1/RoleBindingList": rbacv1.RoleBindingList{},
 		"rbac.authorization.k8s.io/v1/ClusterRole": rbacv1.ClusterRole{}, "rbac.authorization.k8s.io/v1/ClusterRoleList": rbacv1.ClusterRoleList{},

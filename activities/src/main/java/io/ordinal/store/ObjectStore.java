@@ -58,6 +58,21 @@ public class ObjectStore {
     }
   }
 
+  /** The namespaces that hold objects of {@code kind}, without reading the objects. */
+  public List<String> namespaces(ObjectTable kind) {
+    String sql = "SELECT DISTINCT namespace FROM " + kind.table() + " ORDER BY namespace";
+    try (Connection c = dataSource.getConnection(); PreparedStatement q = c.prepareStatement(sql);
+        ResultSet rows = q.executeQuery()) {
+      List<String> namespaces = new ArrayList<>();
+      while (rows.next()) {
+        namespaces.add(rows.getString(1));
+      }
+      return namespaces;
+    } catch (SQLException e) {
+      throw failed(e);
+    }
+  }
+
   public <T extends HasMetadata> Optional<T> find(ObjectTable kind, Class<T> type, String namespace, String name) {
     String sql = "SELECT namespace, name, uid, created_at, object, resource_version FROM " + kind.table()
         + " WHERE namespace = ? AND name = ?";

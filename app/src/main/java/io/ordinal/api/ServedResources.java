@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.micronaut.transaction.TransactionOperations;
 import io.ordinal.api.core.ConfigStrategies;
 import io.ordinal.api.core.ServiceStrategy;
@@ -69,6 +70,12 @@ public class ServedResources {
     add(ServedResource.readOnly(ApiResources.ENDPOINTS,
         new Collection<>("endpoints", Endpoints.class, "v1", "Endpoints", namespace -> List.of()),
         endpoints::get));
+    // Written by EndpointSliceController only; read as any stored kind, watched through the watch log.
+    add(ServedResource.readOnly(ApiResources.ENDPOINT_SLICES,
+        new Collection<>(ObjectTable.ENDPOINT_SLICES.table(), EndpointSlice.class, "discovery.k8s.io/v1", "EndpointSlice",
+            namespace -> objects.list(ObjectTable.ENDPOINT_SLICES, EndpointSlice.class, namespace)),
+        (namespace, name) -> objects.find(ObjectTable.ENDPOINT_SLICES, EndpointSlice.class, namespace, name)
+            .orElseThrow(() -> ApiException.notFound("endpointslices.discovery.k8s.io", name))));
     add(ServedResource.written(namespaces.store(),
         new Collection<>("namespaces", Namespace.class, "v1", "Namespace", namespace -> namespaces.list())));
     for (ObjectTable kind : ObjectTable.RBAC) {

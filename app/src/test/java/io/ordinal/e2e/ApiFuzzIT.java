@@ -37,7 +37,7 @@ class ApiFuzzIT {
   static final String PHASES = System.getProperty("ordinal.fuzz.phases", "examples,fuzzing");
   /** The resources' documents (one per group version, as kubectl reads them), then the other routes'. */
   static final List<String> SCHEMAS = List.of("/openapi/v3/api/v1", "/openapi/v3/apis/apps/v1",
-      "/openapi/v3/apis/rbac.authorization.k8s.io/v1", "/openapi.yaml");
+      "/openapi/v3/apis/rbac.authorization.k8s.io/v1", "/openapi/v3/apis/discovery.k8s.io/v1", "/openapi.yaml");
 
   @Test
   void fuzzedRequestsGetNoServerErrorAndMatchTheDocumentedSchemas() throws Exception {

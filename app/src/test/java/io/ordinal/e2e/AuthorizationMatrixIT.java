@@ -37,7 +37,7 @@ class AuthorizationMatrixIT {
       case "/pods", "/pods/log", "/persistentvolumeclaims", "/events", "/endpoints", "/namespaces", "/configmaps",
           "/serviceaccounts", "/services",
           "apps/statefulsets", "apps/statefulsets/scale", "apps/statefulsets/status", "apps/controllerrevisions",
-          "events.k8s.io/events" -> READ.contains(r.verb());
+          "events.k8s.io/events", "discovery.k8s.io/endpointslices" -> READ.contains(r.verb());
       case "apps/statefulsets/rollout" -> r.verb().equals("get");
       default -> false;
     };

@@ -90,6 +90,15 @@ public final class ApiResources {
   public static final Group RBAC = new Group("rbac.authorization.k8s.io", "v1",
       List.of(CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES));
 
+  /**
+   * Written by the endpoint slice controller (EndpointSliceController) for each Service with a
+   * selector; clients read them, as kube-proxy and DNS servers do.
+   */
+  public static final Resource ENDPOINT_SLICES = new Resource("discovery.k8s.io", "v1", "endpointslices",
+      "endpointslice", "EndpointSlice", true, READ, List.of(), List.of(), List.of());
+
+  public static final Group DISCOVERY = new Group("discovery.k8s.io", "v1", List.of(ENDPOINT_SLICES));
+
   /** The reviews kubectl auth can-i and whoami create: no fabric8 model, so not in the OpenAPI documents. */
   public static final Group AUTHORIZATION = new Group("authorization.k8s.io", "v1", List.of(
       new Resource("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview",
@@ -102,10 +111,11 @@ public final class ApiResources {
           "SelfSubjectReview", false, List.of("create"), List.of(), List.of(), List.of())));
 
   /** The named groups ({@code /apis}) with OpenAPI documents, preferred first. */
-  public static final List<Group> GROUPS = List.of(APPS, AUTOSCALING, RBAC);
+  public static final List<Group> GROUPS = List.of(APPS, AUTOSCALING, RBAC, DISCOVERY);
 
   /** Every named group discovery lists: those of {@link #GROUPS} and the review groups. */
-  public static final List<Group> DISCOVERED_GROUPS = List.of(APPS, AUTOSCALING, RBAC, AUTHORIZATION, AUTHENTICATION);
+  public static final List<Group> DISCOVERED_GROUPS = List.of(APPS, AUTOSCALING, RBAC, DISCOVERY, AUTHORIZATION,
+      AUTHENTICATION);
 
   /** The resource {@code plural} of the group version, if served. */
   public static Optional<Resource> find(String group, String version, String plural) {

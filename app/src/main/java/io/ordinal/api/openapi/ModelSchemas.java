@@ -48,7 +48,8 @@ final class ModelSchemas {
       new ModelPackage(CORE_PACKAGE, "", "v1", "io.k8s.api.core.v1."),
       new ModelPackage(CORE_PACKAGE + ".apps", "apps", "v1", "io.k8s.api.apps.v1."),
       new ModelPackage(CORE_PACKAGE + ".autoscaling.v1", "autoscaling", "v1", "io.k8s.api.autoscaling.v1."),
-      new ModelPackage(CORE_PACKAGE + ".rbac", "rbac.authorization.k8s.io", "v1", "io.k8s.api.rbac.v1."));
+      new ModelPackage(CORE_PACKAGE + ".rbac", "rbac.authorization.k8s.io", "v1", "io.k8s.api.rbac.v1."),
+      new ModelPackage(CORE_PACKAGE + ".discovery.v1", "discovery.k8s.io", "v1", "io.k8s.api.discovery.v1."));
 
   /** fabric8 keeps apimachinery's meta/v1 types in its core package; upstream names them apart. */
   private static final Set<String> META_V1 = Set.of("Condition", "DeleteOptions", "FieldsV1", "LabelSelector",

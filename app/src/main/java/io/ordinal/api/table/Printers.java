@@ -30,6 +30,9 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleRef;
@@ -177,6 +180,20 @@ final class Printers {
       AGE,
       wide("Selector", "Route service traffic to pods with label keys and values matching this selector.")),
       Printers::service);
+
+  static final Printer<EndpointSlice> ENDPOINT_SLICES = new Printer<>(List.of(
+      NAME,
+      column("AddressType", "addressType specifies the type of address carried by this EndpointSlice. All addresses in"
+          + " this slice must be the same type. This field is immutable after creation. The following address types are"
+          + " currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN:"
+          + " Represents a Fully Qualified Domain Name."),
+      column("Ports", "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must"
+          + " have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is"
+          + " defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports."),
+      column("Endpoints", "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of"
+          + " 1000 endpoints."),
+      AGE),
+      Printers::endpointSlice);
 
   /** Upstream's default table convertor (rest.DefaultTableConvertor): kinds without a printer, such as roles. */
   static final Printer<HasMetadata> DEFAULT = new Printer<>(List.of(
@@ -559,6 +576,26 @@ final class Printers {
 
   private static int size(Map<?, ?> map) {
     return map == null ? 0 : map.size();
+  }
+
+  /** Upstream's printEndpointSlice: the first three ports and addresses, and how many more there are. */
+  static Printed endpointSlice(EndpointSlice slice, Instant now) {
+    List<String> ports = list(slice.getPorts()).stream()
+        .map((EndpointPort p) -> p.getPort() != null ? p.getPort().toString() : p.getName() != null ? p.getName() : "*")
+        .toList();
+    List<String> addresses = list(slice.getEndpoints()).stream()
+        .flatMap((Endpoint e) -> list(e.getAddresses()).stream()).toList();
+    return new Printed(name(slice), text(slice.getAddressType()), firstThree(ports), firstThree(addresses),
+        age(slice, now));
+  }
+
+  /** Upstream's listWithMoreString over at most three shown: {@code a,b,c + 2 more...}, {@code <unset>} when none. */
+  private static String firstThree(List<String> values) {
+    if (values.isEmpty()) {
+      return "<unset>";
+    }
+    String shown = String.join(",", values.subList(0, Math.min(3, values.size())));
+    return values.size() > 3 ? shown + " + " + (values.size() - 3) + " more..." : shown;
   }
 
   private static String name(HasMetadata object) {

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.ordinal.api.table.Printers.Printed;
@@ -80,6 +81,7 @@ public final class Tables {
       Map.entry(Secret.class, Printers.SECRETS),
       Map.entry(ServiceAccount.class, Printers.SERVICE_ACCOUNTS),
       Map.entry(Service.class, Printers.SERVICES),
+      Map.entry(EndpointSlice.class, Printers.ENDPOINT_SLICES),
       Map.entry(RoleBinding.class, Printers.ROLE_BINDINGS),
       Map.entry(ClusterRoleBinding.class, Printers.ROLE_BINDINGS));
 

@@ -75,6 +75,7 @@ public final class Bootstrap {
         rule(READ, List.of(""), List.of("configmaps", "endpoints", "persistentvolumeclaims", "pods", "pods/log",
             "serviceaccounts", "services"), List.of(), List.of()),
         rule(READ, List.of(""), List.of("namespaces"), List.of(), List.of()),
+        rule(READ, List.of("discovery.k8s.io"), List.of("endpointslices"), List.of(), List.of()),
         rule(READ, List.of("", "events.k8s.io"), List.of("events"), List.of(), List.of()),
         rule(READ, List.of("apps"), List.of("controllerrevisions", "statefulsets", "statefulsets/scale",
             "statefulsets/status"), List.of(), List.of()),

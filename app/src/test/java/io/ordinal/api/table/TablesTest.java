@@ -27,6 +27,8 @@ import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.ordinal.api.table.Tables.IncludeObject;
 import io.ordinal.api.table.Tables.Version;
 import io.ordinal.store.KubeJson;
@@ -67,6 +69,25 @@ class TablesTest {
       "-1, 0s", "-2, <invalid>"})
   void agesAreHumanDurations(long seconds, String expected) {
     assertEquals(expected, HumanDuration.format(Duration.ofSeconds(seconds)));
+  }
+
+  /** Upstream's printEndpointSlice: three ports and addresses at most, then how many more; none is {@code <unset>}. */
+  @Test
+  void endpointSlices() {
+    EndpointSliceBuilder many = new EndpointSliceBuilder().withNewMetadata().withName("web-bcdfg")
+        .withCreationTimestamp(ago(Duration.ofSeconds(200))).endMetadata().withAddressType("IPv4");
+    for (int i = 1; i <= 5; i++) {
+      many.addNewEndpoint().withAddresses("10.0.0." + i).endEndpoint();
+    }
+    many.addNewPort().withPort(80).endPort().addNewPort().withName("named").endPort().addNewPort().endPort()
+        .addNewPort().withPort(443).endPort();
+    EndpointSlice placeholder = new EndpointSliceBuilder().withNewMetadata().withName("db-xyz2k")
+        .withCreationTimestamp(ago(Duration.ofSeconds(5))).endMetadata().withAddressType("IPv4").build();
+    Table table = table(EndpointSlice.class, List.of(many.build(), placeholder), IncludeObject.None);
+    assertEquals(List.of("Name", "AddressType", "Ports", "Endpoints", "Age"), names(table));
+    assertEquals(List.of("web-bcdfg", "IPv4", "80,named,* + 1 more...", "10.0.0.1,10.0.0.2,10.0.0.3 + 2 more...", "3m20s"),
+        table.rows().get(0).cells());
+    assertEquals(List.of("db-xyz2k", "IPv4", "<unset>", "<unset>", "5s"), table.rows().get(1).cells());
   }
 
   @Test
