@@ -180,7 +180,7 @@ public class LocalDriver implements PodDriver {
     return paths;
   }
 
-  /** Where pods' DNS queries go: the cluster DNS at the bridge's address (io.ordinal.dns.ClusterDns). */
+  /** Where pods' DNS queries go: the service's cluster DNS (ClusterDns), at the bridge's address. */
   String clusterDns() {
     return network.gateway();
   }
