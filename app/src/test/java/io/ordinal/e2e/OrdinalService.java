@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -519,6 +520,33 @@ final class OrdinalService implements AutoCloseable {
         Thread.currentThread().interrupt();
         return;
       }
+    }
+    unmountBelowDataDir();
+  }
+
+  /**
+   * The binds the driver made below the data dir (a subPath's, kept for its pod's next start) outlive
+   * a pod killed here rather than deleted: they are undone, deepest first, so no test leaves a mount
+   * on the machine.
+   */
+  private void unmountBelowDataDir() {
+    try {
+      String below = dataDir.toAbsolutePath().normalize() + "/";
+      List<String> mounts = new ArrayList<>();
+      for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
+        String point = line.split(" ")[4];
+        if (point.startsWith(below)) {
+          mounts.add(point);
+        }
+      }
+      mounts.sort(Comparator.comparingInt(String::length).reversed());
+      for (String point : mounts) {
+        Command.run(Duration.ofSeconds(30), "umount", point);
+      }
+    } catch (IOException e) {
+      // nothing to read: nothing mounted
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
