@@ -44,7 +44,7 @@ kinds = [
 ]
 for kind, body, create, read, list_, patch, delete in kinds:
     name = body.metadata.name
-    create(ns, body)
+    created = create(ns, body).metadata.resource_version
     step("create " + kind)
     read(name, ns)
     step("get " + kind)
@@ -54,6 +54,13 @@ for kind, body, create, read, list_, patch, delete in kinds:
     patch(name, ns, {"metadata": {"labels": {"patched": "yes"}}})
     assert read(name, ns).metadata.labels["patched"] == "yes"
     step("patch " + kind)
+    for event in watch.Watch().stream(list_, ns, resource_version=created, timeout_seconds=10):
+        assert event["type"] == "MODIFIED", event
+        assert event["object"].metadata.labels["patched"] == "yes", event
+        break
+    else:
+        raise AssertionError("the watch from the create's resourceVersion never saw the patch of " + kind)
+    step("watch " + kind)
     delete(name, ns)
     step("delete " + kind)
 
@@ -95,6 +102,8 @@ step("list events")
 core.read_namespace(ns)
 core.list_namespace()
 step("namespaces")
+client.DiscoveryV1Api(api).list_namespaced_endpoint_slice(ns)
+step("list endpointslices")
 rbac.create_namespaced_role(ns, client.V1Role(metadata=meta("py-role"), rules=[client.V1PolicyRule(
     api_groups=[""], resources=["pods"], verbs=["get"])]))
 rbac.list_namespaced_role(ns)

@@ -11,6 +11,7 @@ import io.kubernetes.client.custom.V1Patch;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.apis.AppsV1Api;
 import io.kubernetes.client.openapi.apis.CoreV1Api;
+import io.kubernetes.client.openapi.apis.DiscoveryV1Api;
 import io.kubernetes.client.openapi.models.V1ConfigMap;
 import io.kubernetes.client.openapi.models.V1ConfigMapList;
 import io.kubernetes.client.openapi.models.V1Container;
@@ -39,6 +40,7 @@ import io.kubernetes.client.openapi.models.V1VolumeResourceRequirements;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.PatchUtils;
 import io.kubernetes.client.util.Watch;
+import io.kubernetes.client.util.Watchable;
 import io.kubernetes.client.util.credentials.AccessTokenAuthentication;
 import io.kubernetes.client.util.generic.GenericKubernetesApi;
 import io.kubernetes.client.util.generic.options.ListOptions;
@@ -69,7 +71,7 @@ class OfficialClientsIT {
         api.caCertificate().toString(), ns);
     assertEquals(0, run.code(), run.output());
     List<String> steps = run.out().lines().filter(line -> line.startsWith("ok ")).toList();
-    assertEquals(31, steps.size(), run.output());
+    assertEquals(36, steps.size(), run.output());
   }
 
   /**
@@ -143,19 +145,20 @@ class OfficialClientsIT {
     core.listNamespacedEvent(ns).execute();
     core.readNamespace(ns).execute();
     core.listNamespace().execute();
-    steps.add("list pods, claims, revisions, events, namespaces");
+    new DiscoveryV1Api(client).listNamespacedEndpointSlice(ns).execute();
+    steps.add("list pods, claims, revisions, events, namespaces, endpointslices");
     apps.deleteNamespacedStatefulSet("java-web", ns).execute();
     steps.add("delete statefulset");
-    assertEquals(31, steps.size(), steps.toString());
+    assertEquals(36, steps.size(), steps.toString());
   }
 
-  /** Create, get, list by label, patch, delete: each through the client, each answer decoded by its model. */
+  /** Create, get, list by label, patch, watch, delete: each through the client, each answer decoded by its model. */
   private static <T extends KubernetesObject, L extends KubernetesListObject> void lifeOf(GenericKubernetesApi<T, L> kind,
       T object, List<String> steps) throws Exception {
     String ns = object.getMetadata().getNamespace();
     String name = object.getMetadata().getName();
     String what = object.getClass().getSimpleName();
-    kind.create(object).throwsApiException();
+    String created = kind.create(object).throwsApiException().getObject().getMetadata().getResourceVersion();
     steps.add("create " + what);
     assertEquals(name, kind.get(ns, name).throwsApiException().getObject().getMetadata().getName());
     steps.add("get " + what);
@@ -169,6 +172,15 @@ class OfficialClientsIT {
         new V1Patch("{\"metadata\":{\"labels\":{\"patched\":\"yes\"}}}")).throwsApiException();
     assertEquals("yes", kind.get(ns, name).throwsApiException().getObject().getMetadata().getLabels().get("patched"));
     steps.add("patch " + what);
+    ListOptions since = new ListOptions();
+    since.setResourceVersion(created);
+    since.setTimeoutSeconds(10);
+    try (Watchable<T> watch = kind.watch(ns, since)) {
+      Watch.Response<T> event = watch.next();
+      assertEquals("MODIFIED", event.type, "the watch from the create's resourceVersion sees the patch");
+      assertEquals("yes", event.object.getMetadata().getLabels().get("patched"));
+    }
+    steps.add("watch " + what);
     kind.delete(ns, name).throwsApiException();
     steps.add("delete " + what);
   }
