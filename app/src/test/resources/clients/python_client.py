@@ -78,7 +78,7 @@ set_ = client.V1StatefulSet(
 created = apps.create_namespaced_stateful_set(ns, set_)
 assert created.status.replicas == 0, created.status
 step("create statefulset")
-events = watch.Watch().stream(apps.list_namespaced_stateful_set, ns, timeout_seconds=20)
+events = watch.Watch().stream(apps.list_namespaced_stateful_set, ns, timeout_seconds=90)
 for event in events:
     if event["object"].metadata.name == "py-web" and (event["object"].status.ready_replicas or 0) >= 1:
         break

@@ -18,8 +18,7 @@ import javax.sql.DataSource;
  * The Service ClusterIP range ({@code ORDINAL_SERVICE_NETWORK}, default 10.96.0.0/12, kubeadm's) and
  * which of its addresses Services hold (V16: written by triggers with the Service itself, so the
  * database refuses a second holder). The network's first address is reserved, as upstream reserves
- * it for the {@code kubernetes} Service; an address another installation on this machine answers at
- * is skipped.
+ * it for the {@code kubernetes} Service.
  */
 @Singleton
 public class ClusterIps {
@@ -69,29 +68,11 @@ public class ClusterIps {
   public Optional<String> free() {
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       String candidate = toText(base + 2 + random.nextInt(size - 3));
-      if (holder(candidate).isEmpty() && !onThisMachine(candidate)) {
+      if (holder(candidate).isEmpty()) {
         return Optional.of(candidate);
       }
     }
     return Optional.empty();
-  }
-
-  /**
-   * Whether an interface of this machine has {@code ip}: another installation's Service proxy
-   * answers there (its ClusterIPs are /32s of its bridge), so it is skipped here.
-   */
-  public static boolean onThisMachine(String ip) {
-    return interfaceHolding(ip).isPresent();
-  }
-
-  /** The name of the interface of this machine that has {@code ip}, if one has. */
-  public static Optional<String> interfaceHolding(String ip) {
-    try {
-      return Optional.ofNullable(java.net.NetworkInterface.getByInetAddress(InetAddress.getByName(ip)))
-          .map(java.net.NetworkInterface::getName);
-    } catch (java.io.IOException e) {
-      return Optional.empty();
-    }
   }
 
   private static Integer parse(String ip) {

@@ -45,6 +45,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,6 +91,7 @@ public class EndpointSliceController implements ChangeFeed.Subscriber {
   private final PodStore pods;
   private final ChangeFeed feed;
   private final Set<String> dirty = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean retryPending = new AtomicBoolean();
   private final ScheduledExecutorService worker = Executors.newSingleThreadScheduledExecutor(
       Thread.ofPlatform().daemon().name("endpoint-slices").factory());
 
@@ -139,6 +141,7 @@ public class EndpointSliceController implements ChangeFeed.Subscriber {
   }
 
   private void drain() {
+    boolean failed = false;
     for (String namespace : List.copyOf(dirty)) {
       dirty.remove(namespace);
       try {
@@ -152,8 +155,17 @@ public class EndpointSliceController implements ChangeFeed.Subscriber {
           log.warn("endpoint slices of namespace {}: {} (tried again in 1 s)", namespace, e.toString());
         }
         dirty.add(namespace);
-        worker.schedule(this::drain, 1, TimeUnit.SECONDS);
+        failed = true;
       }
+    }
+    // One retry for the whole pass (it takes every namespace still dirty), and only one pending at a
+    // time: a retry per failed namespace, each draining all of them again, would grow without bound
+    // while the database is away.
+    if (failed && retryPending.compareAndSet(false, true)) {
+      worker.schedule(() -> {
+        retryPending.set(false);
+        drain();
+      }, 1, TimeUnit.SECONDS);
     }
   }
 

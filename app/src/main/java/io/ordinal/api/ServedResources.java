@@ -22,7 +22,6 @@ import io.ordinal.api.statefulset.RevisionStorage;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.auth.Authorization;
 import io.ordinal.auth.rbac.Rbac;
-import io.ordinal.driver.local.PodNetwork;
 import io.ordinal.store.ClusterIps;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.ObjectStore;
@@ -52,7 +51,7 @@ public class ServedResources {
 
   public ServedResources(StatefulSetService sets, PodService podService, NamespaceService namespaces, PodStore pods,
       EventRecorder events, RevisionStore revisions, StatefulSetStore setStore, SetSignals signals, Rbac rbac,
-      ObjectStore objects, ClusterIps clusterIps, PodNetwork network, ServiceEndpoints endpoints,
+      ObjectStore objects, ClusterIps clusterIps, ServiceEndpoints endpoints,
       TransactionOperations<Connection> tx, NamespaceLifecycle lifecycle, Authorization authorization) {
     add(ServedResource.written(sets.store(),
         new Collection<>("statefulsets", StatefulSet.class, "apps/v1", "StatefulSet", sets::list)));
@@ -85,7 +84,7 @@ public class ServedResources {
     add(objectResource(ConfigStrategies.secrets(), ObjectTable.SECRETS, objects, tx, lifecycle, authorization));
     add(objectResource(ConfigStrategies.serviceAccounts(), ObjectTable.SERVICE_ACCOUNTS, objects, tx, lifecycle,
         authorization));
-    add(objectResource(new ServiceStrategy(clusterIps, network), ObjectTable.SERVICES, objects, tx, lifecycle, authorization));
+    add(objectResource(new ServiceStrategy(clusterIps), ObjectTable.SERVICES, objects, tx, lifecycle, authorization));
     check();
   }
 

@@ -78,17 +78,13 @@ public class ClusterDns {
       tcp.bind(at);
       Thread.ofPlatform().daemon().name("cluster-dns-udp").start(this::serveUdp);
       Thread.ofPlatform().daemon().name("cluster-dns-tcp").start(this::serveTcp);
+      network.clusterDnsServing(true);
       log.info("cluster DNS serving {} at {}:{} (UDP and TCP)", ClusterRecords.ZONE, address, port);
     } catch (IOException e) {
-      log.error("cluster DNS: cannot listen at {}:{}: {}; local pods will not resolve Service names", address, port,
-          e.getMessage());
+      network.clusterDnsServing(false);
+      log.error("cluster DNS: cannot listen at {}:{}: {}; local pods keep the machine's resolv.conf and do not"
+          + " resolve Service names", address, port, e.getMessage());
     }
-  }
-
-  /** Where it listens, once started (tests and the README's port inventory). */
-  public String address() {
-    DatagramSocket socket = udp;
-    return socket == null ? null : socket.getLocalAddress().getHostAddress() + ":" + socket.getLocalPort();
   }
 
   @EventListener

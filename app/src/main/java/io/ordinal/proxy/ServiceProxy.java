@@ -11,9 +11,9 @@ import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
 import io.ordinal.api.ServiceEndpoints;
 import io.ordinal.apimachinery.ApiException;
+import io.ordinal.driver.local.NetnsSockets;
 import io.ordinal.driver.local.PodNetwork;
 import io.ordinal.driver.local.Runc;
-import io.ordinal.store.ClusterIps;
 import io.ordinal.store.ObjectStore;
 import io.ordinal.store.ObjectTable;
 import jakarta.inject.Singleton;
@@ -22,8 +22,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -41,15 +41,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * ClusterIP Services of the {@code local} driver's pods, routed as kube-proxy's userspace mode did:
- * each ClusterIP is a /32 of this installation's bridge (so local to the machine, reached by pods
- * through their gateway and by the machine itself, and skipped by another installation's
- * allocator), and each TCP port of it a listener of this service that hands every connection to a
- * ready endpoint (the Service's Endpoints at that moment): in turn, or by client address with
- * {@code sessionAffinity: ClientIP}. An endpoint that refuses is passed over for the next; with no
- * ready endpoint the connection is closed at once. The Services are read again every
- * {@value #RESYNC_SECONDS} s. UDP and SCTP ports are not routed (the API says so when they are
- * written).
+ * ClusterIP Services of the {@code local} driver's pods, routed as kube-proxy's userspace mode did,
+ * from a network namespace of this installation's own (PodNetwork.serviceNamespace): each ClusterIP
+ * is a /32 of its loopback, pods route the service network to it over the bridge, and each TCP port
+ * is a listener of this service there that hands every connection to a ready endpoint (the
+ * Service's Endpoints at that moment): in turn, or by client address with {@code sessionAffinity:
+ * ClientIP}. An endpoint that refuses is passed over for the next; with no ready endpoint the
+ * connection is closed at once. Being out of the machine's namespace, a Service's port never holds
+ * a port of the machine and a ClusterIP never shadows an address the machine reaches; the machine
+ * itself does not reach ClusterIPs. The Services are read again every {@value #RESYNC_SECONDS} s.
+ * UDP and SCTP ports are not routed (the API says so when they are written).
  */
 @Singleton
 public class ServiceProxy {
@@ -62,19 +63,18 @@ public class ServiceProxy {
 
   private final ObjectStore objects;
   private final ServiceEndpoints endpoints;
-  private final ClusterIps clusterIps;
   private final PodNetwork network;
   private final Runc runc;
   private final Map<Address, Listener> listeners = new ConcurrentHashMap<>();
   private final Set<Address> refused = ConcurrentHashMap.newKeySet();
   private final Semaphore connections = new Semaphore(MAX_CONNECTIONS);
   private ScheduledExecutorService resync;
+  private volatile NetnsSockets sockets;
 
-  public ServiceProxy(ObjectStore objects, ServiceEndpoints endpoints, ClusterIps clusterIps, PodNetwork network,
+  public ServiceProxy(ObjectStore objects, ServiceEndpoints endpoints, PodNetwork network,
       Runc runc) {
     this.objects = objects;
     this.endpoints = endpoints;
-    this.clusterIps = clusterIps;
     this.network = network;
     this.runc = runc;
   }
@@ -100,6 +100,9 @@ public class ServiceProxy {
       resync.shutdownNow();
     }
     listeners.values().forEach(Listener::close);
+    if (sockets != null) {
+      sockets.close();
+    }
   }
 
   /** The TCP ports of ClusterIP Services with a selector, by address. */
@@ -125,13 +128,16 @@ public class ServiceProxy {
 
   private void resync() {
     try {
+      if (sockets == null) {
+        sockets = new NetnsSockets(network.serviceNamespace());
+      }
       Map<Address, Target> wanted = wanted(objects.list(ObjectTable.SERVICES, Service.class, null));
       Set<String> addresses = new HashSet<>();
       wanted.keySet().forEach(a -> addresses.add(a.ip()));
-      Set<String> held = network.hostAddresses(clusterIps::inRange);
+      Set<String> held = network.serviceAddresses();
       for (String ip : addresses) {
         if (!held.contains(ip)) {
-          network.addHostAddress(ip);
+          addressQuietly(ip, true);
         }
       }
       listeners.entrySet().removeIf(entry -> {
@@ -149,7 +155,7 @@ public class ServiceProxy {
       });
       for (String ip : held) {
         if (!addresses.contains(ip)) {
-          network.removeHostAddress(ip);
+          addressQuietly(ip, false);
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -157,11 +163,28 @@ public class ServiceProxy {
     }
   }
 
+  /** Adds or removes a ClusterIP of the service namespace; one that fails leaves the others be. */
+  private void addressQuietly(String ip, boolean add) {
+    try {
+      if (add) {
+        network.addServiceAddress(ip);
+      } else {
+        network.removeServiceAddress(ip);
+      }
+    } catch (IOException e) {
+      log.warn("service proxy: could not {} {}: {}", add ? "add" : "remove", ip, e.getMessage());
+    }
+  }
+
   private void open(Address address, Target target) {
     try {
-      ServerSocket server = new ServerSocket();
-      server.setReuseAddress(true);
-      server.bind(new InetSocketAddress(InetAddress.getByName(address.ip()), address.port()), 256);
+      ServerSocketChannel server = sockets.server();
+      try {
+        server.bind(new InetSocketAddress(InetAddress.getByName(address.ip()), address.port()), 256);
+      } catch (IOException e) {
+        server.close();
+        throw e;
+      }
       Listener listener = new Listener(server, target, new AtomicInteger());
       listeners.put(address, listener);
       refused.remove(address);
@@ -177,7 +200,7 @@ public class ServiceProxy {
   }
 
   /** A listening port and the Service port it serves. */
-  private record Listener(ServerSocket server, Target target, AtomicInteger next) {
+  private record Listener(ServerSocketChannel server, Target target, AtomicInteger next) {
     void close() {
       try {
         server.close();
@@ -188,9 +211,9 @@ public class ServiceProxy {
   }
 
   private void accept(Listener listener) {
-    while (!listener.server().isClosed()) {
+    while (listener.server().isOpen()) {
       try {
-        Socket client = listener.server().accept();
+        SocketChannel client = listener.server().accept();
         if (!connections.tryAcquire()) {
           client.close();
           continue;
@@ -203,15 +226,16 @@ public class ServiceProxy {
           }
         });
       } catch (IOException e) {
-        if (!listener.server().isClosed()) {
+        if (listener.server().isOpen()) {
           log.debug("service proxy: accept: {}", e.getMessage());
+          Thread.onSpinWait();
         }
       }
     }
   }
 
-  private void proxy(Socket client, Listener listener) {
-    try (client; Socket backend = connect(client, listener)) {
+  private void proxy(SocketChannel client, Listener listener) {
+    try (client; SocketChannel backend = connect(client, listener)) {
       if (backend == null) {
         return; // no ready endpoint would take it: closed, as a rejected connection
       }
@@ -226,25 +250,22 @@ public class ServiceProxy {
   }
 
   /** A connection to a ready endpoint of the target: the next in turn (or the client's), then the ones after it. */
-  private Socket connect(Socket client, Listener listener) {
+  private SocketChannel connect(SocketChannel client, Listener listener) throws IOException {
     List<InetSocketAddress> ready = ready(listener.target());
     if (ready.isEmpty()) {
       return null;
     }
+    String from = client.getRemoteAddress() instanceof InetSocketAddress remote ? remote.getHostString() : "";
     int first = listener.target().clientAffinity()
-        ? Math.floorMod(Objects.hashCode(client.getInetAddress().getHostAddress()), ready.size())
+        ? Math.floorMod(Objects.hashCode(from), ready.size())
         : Math.floorMod(listener.next().getAndIncrement(), ready.size());
     for (int i = 0; i < Math.min(ATTEMPTS, ready.size()); i++) {
-      Socket backend = new Socket();
+      SocketChannel backend = sockets.client();
       try {
-        backend.connect(ready.get((first + i) % ready.size()), CONNECT_TIMEOUT_MILLIS);
+        backend.socket().connect(ready.get((first + i) % ready.size()), CONNECT_TIMEOUT_MILLIS);
         return backend;
       } catch (IOException e) {
-        try {
-          backend.close();
-        } catch (IOException ignored) {
-          // nothing was open
-        }
+        backend.close();
       }
     }
     return null;
@@ -278,10 +299,10 @@ public class ServiceProxy {
   }
 
   /** Bytes one way until the source ends, then the end passed on (a half-close, so the other way goes on). */
-  private static void copy(Socket from, Socket to) {
+  private static void copy(SocketChannel from, SocketChannel to) {
     try {
-      InputStream in = from.getInputStream();
-      OutputStream out = to.getOutputStream();
+      InputStream in = from.socket().getInputStream();
+      OutputStream out = to.socket().getOutputStream();
       in.transferTo(out);
       to.shutdownOutput();
     } catch (IOException e) {

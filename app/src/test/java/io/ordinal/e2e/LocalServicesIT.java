@@ -4,12 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -109,9 +111,10 @@ class LocalServicesIT {
   }
 
   /**
-   * A ClusterIP Service's TCP port carries connections to its ready endpoints in turn, from a pod by
-   * the Service's name and from the machine at the address; with sessionAffinity ClientIP a client
-   * keeps its endpoint; a member that goes takes no more connections.
+   * A ClusterIP Service's TCP port carries connections to its ready endpoints in turn, by the
+   * Service's name and by its address; with sessionAffinity ClientIP a client keeps its endpoint; a
+   * member that goes takes no more connections. The proxy answers in a network namespace of its own:
+   * the machine's port of the same number stays free.
    */
   @Test
   void aClusterIpCarriesConnectionsToTheReadyEndpointsInTurn(@Namespace String ns) throws Exception {
@@ -131,81 +134,59 @@ class LocalServicesIT {
     container.putArray("ports").addObject().put("name", "echo").put("containerPort", 8080);
     container.putObject("readinessProbe").put("periodSeconds", 1).putObject("tcpSocket").put("port", 8080);
     api.createSet(ns, set);
+    int port = OrdinalService.freePort();
     Api.Reply created = api.post(Paths.core(ns, "services"), "application/json",
         "{\"metadata\":{\"name\":\"echo\"},\"spec\":{\"selector\":{\"app\":\"echo\"},"
-            + "\"ports\":[{\"name\":\"http\",\"port\":80,\"targetPort\":\"echo\"}]}}");
+            + "\"ports\":[{\"name\":\"http\",\"port\":" + port + ",\"targetPort\":\"echo\"}]}}");
     assertEquals(201, created.code(), created.body());
     String clusterIp = created.json().at("/spec/clusterIP").asText();
     api.awaitConverged(ns, "echo", 2, Duration.ofSeconds(120));
 
-    // From a pod, by name (the cluster DNS answers the ClusterIP), four connections: both members, in turn.
-    String fromPod = awaitOutput(kubectl, "echo-0", """
-        import socket
-        for _ in range(4):
-            print(socket.create_connection(('echo', 80), timeout=5).makefile().readline().strip())
-        """, out -> out.lines().count() == 4);
-    assertEquals(List.of("echo-0", "echo-1"), fromPod.lines().distinct().sorted().toList(), fromPod);
-
-    // From the machine, at the address.
-    List<String> fromMachine = new ArrayList<>();
-    for (int i = 0; i < 4; i++) {
-      fromMachine.add(readLine(clusterIp, 80));
+    // By name (the cluster DNS answers the ClusterIP) and by address: both members, in turn.
+    for (String host : List.of("echo", clusterIp)) {
+      List<String> answers = connections(kubectl, host, port, all -> all.stream().allMatch(a -> a.matches("echo-\\d")));
+      assertEquals(List.of("echo-0", "echo-1"), answers.stream().distinct().sorted().toList(), answers.toString());
     }
-    assertEquals(List.of("echo-0", "echo-1"), fromMachine.stream().distinct().sorted().toList(), fromMachine.toString());
+    try (ServerSocket machine = new ServerSocket(port)) {
+      assertTrue(machine.isBound(), "the machine's own port " + port + " is not held by the Service");
+    }
 
-    // ClientIP affinity: the machine keeps one member.
+    // ClientIP affinity: the pod keeps one member.
     assertEquals(200, api.patch(Paths.core(ns, "services") + "/echo", "application/merge-patch+json",
         "{\"spec\":{\"sessionAffinity\":\"ClientIP\"}}").code());
-    awaitConnections(clusterIp, answers -> answers.stream().distinct().count() == 1);
+    connections(kubectl, clusterIp, port, all -> all.stream().allMatch(a -> a.matches("echo-\\d"))
+        && all.stream().distinct().count() == 1);
 
     // A member that goes is passed over.
     assertEquals(200, api.patch(Paths.set(ns, "echo") + "/scale", "application/merge-patch+json",
         "{\"spec\":{\"replicas\":1}}").code());
     api.awaitConverged(ns, "echo", 1, Duration.ofSeconds(120));
-    awaitConnections(clusterIp, answers -> answers.stream().allMatch("echo-0"::equals));
+    connections(kubectl, clusterIp, port, all -> all.stream().allMatch("echo-0"::equals));
   }
 
-  /** Runs python {@code script} in the pod until its output satisfies {@code done} (the endpoints may lag a probe). */
-  private static String awaitOutput(Kubectl kubectl, String pod, String script, java.util.function.Predicate<String> done) {
-    String out = "";
-    for (int attempt = 0; attempt < 30; attempt++) {
-      Kubectl.Result run = kubectl.run("exec", pod, "--", "python3", "-c", script);
-      out = run.out();
-      if (run.code() == 0 && done.test(out)) {
-        return out;
-      }
-      Api.sleep(500);
-    }
-    throw new AssertionError("never done: " + out);
-  }
-
-  private static List<String> awaitConnections(String ip, java.util.function.Predicate<List<String>> done) {
+  /**
+   * Four connections from pod echo-0 to {@code host:port}, each answer its first line, tried until
+   * {@code done} holds of them (the proxy reads the Services every 2 s, the Endpoints follow probes).
+   */
+  private static List<String> connections(Kubectl kubectl, String host, int port, Predicate<List<String>> done) {
+    String script = """
+        import socket, sys
+        for _ in range(4):
+            try:
+                print(socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5).makefile().readline().strip())
+            except Exception as e:
+                print(type(e).__name__)
+        """;
     List<String> answers = List.of();
     for (int attempt = 0; attempt < 40; attempt++) {
-      answers = new ArrayList<>();
-      for (int i = 0; i < 4; i++) {
-        try {
-          answers.add(readLine(ip, 80));
-        } catch (java.io.IOException e) {
-          answers.add(e.toString());
-        }
-      }
-      if (done.test(answers)) {
+      Kubectl.Result run = kubectl.run("exec", "echo-0", "--", "python3", "-c", script, host, Integer.toString(port));
+      answers = run.out().lines().toList();
+      if (run.code() == 0 && answers.size() == 4 && done.test(answers)) {
         return answers;
       }
       Api.sleep(500);
     }
     throw new AssertionError("never done: " + answers);
-  }
-
-  private static String readLine(String ip, int port) throws java.io.IOException {
-    try (java.net.Socket socket = new java.net.Socket()) {
-      socket.connect(new java.net.InetSocketAddress(ip, port), 5000);
-      socket.setSoTimeout(5000);
-      String line = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
-          java.nio.charset.StandardCharsets.UTF_8)).readLine();
-      return line == null ? "(closed)" : line;
-    }
   }
 
   private static Message query(SimpleResolver resolver, String name, int type) throws Exception {

@@ -121,7 +121,7 @@ class OfficialClientsIT {
     steps.add("create statefulset");
     boolean ready = false;
     try (Watch<V1StatefulSet> watch = Watch.createWatch(client,
-        apps.listNamespacedStatefulSet(ns).watch(true).timeoutSeconds(20).buildCall(null),
+        apps.listNamespacedStatefulSet(ns).watch(true).timeoutSeconds(90).buildCall(null),
         new TypeToken<Watch.Response<V1StatefulSet>>() {}.getType())) {
       for (Watch.Response<V1StatefulSet> event : watch) {
         Integer readyReplicas = event.object.getStatus() == null ? null : event.object.getStatus().getReadyReplicas();

@@ -450,7 +450,7 @@ class SecurityIT {
       if (row.get(3).equals("`127.0.0.1`")) {
         assertEquals("127.0.0.1", listener.address(), role + " is bound to loopback, as the README says: " + listener);
       }
-      boolean reachableFromPod = List.of("API", "Cluster DNS", "Service proxy").contains(role);
+      boolean reachableFromPod = List.of("API", "Cluster DNS").contains(role);
       assertEquals(reachableFromPod, !row.get(4).equals("no"), role + ": reachable from a pod? " + row);
     }
     assertEquals(List.of(), missing, "listeners missing from the README's Ports table " + table.keySet());
@@ -1088,9 +1088,6 @@ class SecurityIT {
     }
     if (listener.port() == 53 && listener.process().equals("java")) {
       return "Cluster DNS";
-    }
-    if (listener.process().equals("java") && listener.address().startsWith("10.")) {
-      return "Service proxy"; // a ClusterIP of ORDINAL_SERVICE_NETWORK (10.96.0.0/12)
     }
     if (!listener.process().equals("temporal")) {
       return "unknown " + listener.process() + " port";

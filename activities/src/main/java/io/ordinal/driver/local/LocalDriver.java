@@ -181,8 +181,8 @@ public class LocalDriver implements PodDriver {
   }
 
   /** Where pods' DNS queries go: the service's cluster DNS (ClusterDns), at the bridge's address. */
-  String clusterDns() {
-    return network.gateway();
+  Optional<String> clusterDns() {
+    return network.clusterDns();
   }
 
   AddressBook addresses() {

@@ -58,10 +58,15 @@ public class PodNetwork {
       return address != null && Integer.compareUnsigned(address - base, size()) < 0;
     }
 
-    /** The addresses pods get, in order: after the gateway, before the broadcast address. */
+    /** The service namespace's address (the proxy's, ServiceProxy): the last before the broadcast address. */
+    String serviceAddress() {
+      return format(base + size() - 2);
+    }
+
+    /** The addresses pods get, in order: after the gateway, before the service namespace's. */
     List<String> podAddresses() {
       List<String> all = new ArrayList<>();
-      for (int i = 2; i < size() - 1; i++) {
+      for (int i = 2; i < size() - 2; i++) {
         all.add(format(base + i));
       }
       return all;
@@ -73,13 +78,22 @@ public class PodNetwork {
 
   private final Path dataDir;
   private final String network;
+  private final String serviceNetwork;
   private Block block;
 
+  @jakarta.inject.Inject
   public PodNetwork(@Value("${ordinal.data-dir:var}") String dataDir,
-      @Value("${ordinal.pod.network:10.224.0.0/12}") String network) {
+      @Value("${ordinal.pod.network:10.224.0.0/12}") String network,
+      @Value("${ordinal.service.network:10.96.0.0/12}") String serviceNetwork) {
     this.dataDir = Path.of(dataDir).toAbsolutePath().normalize();
     this.network = network;
+    this.serviceNetwork = serviceNetwork;
     parseCidr(network); // refuse a bad setting at start
+    parseCidr(serviceNetwork);
+  }
+
+  public PodNetwork(String dataDir, String network) {
+    this(dataDir, network, "10.96.0.0/12");
   }
 
   /** This installation's block, claimed (and its bridge made) on first use. */
@@ -100,36 +114,65 @@ public class PodNetwork {
     return block().gateway();
   }
 
+  /** Whether the cluster DNS could listen at the gateway (null: not tried yet); ClusterDns says. */
+  private volatile Boolean clusterDnsServing;
+
+  public void clusterDnsServing(boolean serving) {
+    clusterDnsServing = serving;
+  }
+
   /**
-   * The addresses held as /32s on this installation's bridge that {@code wanted} accepts: the Service
-   * addresses its proxy answers at (ServiceProxy), local to the machine, so that pods reach them
-   * through their gateway and no other installation hands them out.
+   * The nameserver pods are given: the cluster DNS at the gateway, unless it could not listen there
+   * (then pods keep the machine's resolv.conf rather than a nameserver that never answers).
    */
-  public java.util.Set<String> hostAddresses(java.util.function.Predicate<String> wanted) throws IOException {
-    java.net.NetworkInterface bridge = java.net.NetworkInterface.getByName(block().bridge());
+  public java.util.Optional<String> clusterDns() {
+    return Boolean.FALSE.equals(clusterDnsServing) ? java.util.Optional.empty() : java.util.Optional.of(gateway());
+  }
+
+  /**
+   * The network namespace where this installation's Service proxy answers (made, with its veth on the
+   * bridge at {@link Block#serviceAddress}, if it is not already): the ClusterIPs are /32s of its
+   * loopback, and pods route the service network there. Apart from the machine's own namespace, so a
+   * Service's port never holds a port of the machine, no address the machine reaches is taken over,
+   * and two installations may hand out the same ClusterIPs.
+   */
+  public synchronized Path serviceNamespace() throws IOException {
+    Block b = block();
+    String namespace = b.bridge() + "-svc";
+    Path path = Path.of("/run/netns", namespace);
+    if (!Files.exists(path)) {
+      ip("netns", "add", namespace);
+    }
+    String host = "os" + b.slot();
+    if (!Files.exists(Path.of("/sys/class/net", host))) {
+      ip("link", "add", host, "type", "veth", "peer", "name", "eth0", "address", mac(b.serviceAddress()), "netns", namespace);
+    }
+    ip("link", "set", host, "master", b.bridge(), "up");
+    ip("-n", namespace, "addr", "replace", b.serviceAddress() + "/" + b.prefix(), "dev", "eth0");
+    ip("-n", namespace, "link", "set", "lo", "up");
+    ip("-n", namespace, "link", "set", "eth0", "up");
+    return path;
+  }
+
+  /** The ClusterIPs the service namespace answers at (the /32s of its loopback). */
+  public java.util.Set<String> serviceAddresses() throws IOException {
+    String namespace = block().bridge() + "-svc";
     java.util.Set<String> held = new java.util.TreeSet<>();
-    if (bridge != null) {
-      for (java.net.InterfaceAddress address : bridge.getInterfaceAddresses()) {
-        String ip = address.getAddress().getHostAddress();
-        if (address.getNetworkPrefixLength() == 32 && wanted.test(ip)) {
-          held.add(ip);
-        }
+    for (String line : ip("-n", namespace, "-4", "-o", "addr", "show", "dev", "lo").output().split("\n")) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("inet (\\S+)/32 ").matcher(line);
+      if (m.find()) {
+        held.add(m.group(1));
       }
     }
     return held;
   }
 
-  /** This installation's bridge, if its block is claimed already (without claiming it). */
-  public synchronized java.util.Optional<String> claimedBridge() {
-    return java.util.Optional.ofNullable(block).map(Block::bridge);
+  public void addServiceAddress(String ip) throws IOException {
+    ip("-n", block().bridge() + "-svc", "addr", "replace", ip + "/32", "dev", "lo");
   }
 
-  public void addHostAddress(String ip) throws IOException {
-    ip("addr", "replace", ip + "/32", "dev", block().bridge());
-  }
-
-  public void removeHostAddress(String ip) throws IOException {
-    ip("addr", "del", ip + "/32", "dev", block().bridge());
+  public void removeServiceAddress(String ip) throws IOException {
+    ip("-n", block().bridge() + "-svc", "addr", "del", ip + "/32", "dev", "lo");
   }
 
   /** The pod's network namespace, made and attached at {@code ip} if it is not already (idempotent). */
@@ -152,6 +195,8 @@ public class PodNetwork {
     ip("-n", namespace, "link", "set", "lo", "up");
     ip("-n", namespace, "link", "set", "eth0", "up");
     ip("-n", namespace, "route", "replace", "default", "via", b.gateway());
+    // ClusterIPs are answered in the service namespace, not by the machine (serviceNamespace)
+    ip("-n", namespace, "route", "replace", serviceNetwork, "via", b.serviceAddress());
     return path;
   }
 

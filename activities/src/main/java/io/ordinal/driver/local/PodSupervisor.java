@@ -177,7 +177,7 @@ final class PodSupervisor implements Runnable {
     podIp = sandbox.hostNetwork() ? HOST_ADDRESS : driver.addresses().addressOf(row.namespace(), row.setName(), row.name());
     driver.refreshHostsFiles(row.namespace());
     Path resolvConf = dir.resolve("resolv.conf");
-    Optional<String> dns = PodDns.resolvConf(row.namespace(), pod.getSpec(), driver.clusterDns());
+    Optional<String> dns = driver.clusterDns().flatMap(server -> PodDns.resolvConf(row.namespace(), pod.getSpec(), server));
     if (dns.isPresent()) {
       Files.writeString(resolvConf, dns.get());
     }

@@ -13,7 +13,6 @@ import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.apimachinery.ObjectMetaValidation;
-import io.ordinal.driver.local.PodNetwork;
 import io.ordinal.store.ClusterIps;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,11 +37,9 @@ public final class ServiceStrategy implements Strategy<Service> {
   private static final Pattern IANA_SVC_NAME = Pattern.compile("[-a-z0-9]*[a-z][-a-z0-9]*");
 
   private final ClusterIps clusterIps;
-  private final PodNetwork network;
 
-  public ServiceStrategy(ClusterIps clusterIps, PodNetwork network) {
+  public ServiceStrategy(ClusterIps clusterIps) {
     this.clusterIps = clusterIps;
-    this.network = network;
   }
 
   @Override
@@ -96,15 +93,8 @@ public final class ServiceStrategy implements Strategy<Service> {
             + ": provided IP is not in the valid range. The range of valid IPs is the service network"));
       } else {
         String self = service.getMetadata().getNamespace() + "/" + service.getMetadata().getName();
-        var holder = clusterIps.holder(ip);
-        // Held by another Service, or answered at by another installation of this machine (an address
-        // of ours that no Service holds is one just released, still on our bridge until the proxy's resync).
-        boolean elsewhere = ClusterIps.interfaceHolding(ip).filter(i -> !i.equals(network.claimedBridge().orElse(null)))
-            .isPresent();
-        if (holder.map(h -> !h.equals(self)).orElse(elsewhere)) {
-          errors.add(FieldError.invalid("spec.clusterIPs", List.of(ip), "failed to allocate IP " + ip
-              + ": provided IP is already allocated"));
-        }
+        clusterIps.holder(ip).filter(holder -> !holder.equals(self)).ifPresent(holder -> errors.add(FieldError.invalid(
+            "spec.clusterIPs", List.of(ip), "failed to allocate IP " + ip + ": provided IP is already allocated")));
       }
     }
     return errors;
