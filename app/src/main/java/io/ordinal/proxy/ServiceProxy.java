@@ -228,9 +228,17 @@ public class ServiceProxy {
       } catch (IOException e) {
         if (listener.server().isOpen()) {
           log.debug("service proxy: accept: {}", e.getMessage());
-          Thread.onSpinWait();
+          pause(); // an error that lasts (no file descriptor left) must not spin
         }
       }
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
