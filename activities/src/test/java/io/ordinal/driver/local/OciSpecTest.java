@@ -83,7 +83,8 @@ class OciSpecTest {
     assertEquals("ordinal5", block.bridge());
     assertEquals("10.224.20.1", block.gateway());
     assertEquals("10.224.20.2", block.podAddresses().getFirst());
-    assertEquals("10.224.23.254", block.podAddresses().getLast());
+    assertEquals("10.224.23.253", block.podAddresses().getLast());
+    assertEquals("10.224.23.254", block.serviceAddress(), "the Service proxy's namespace takes the last address");
     assertTrue(block.contains("10.224.21.7"));
     assertFalse(block.contains("127.0.1.1"));
     assertFalse(block.contains("10.224.24.1"));
