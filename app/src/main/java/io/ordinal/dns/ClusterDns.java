@@ -1,6 +1,5 @@
 package io.ordinal.dns;
 
-import io.micronaut.context.annotation.Value;
 import io.micronaut.context.event.ShutdownEvent;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
@@ -36,6 +35,8 @@ import org.xbill.DNS.Message;
 public class ClusterDns {
   private static final Logger log = LoggerFactory.getLogger(ClusterDns.class);
   /** TCP connections served at once, and how long one may sit idle (RFC 7766 suggests seconds). */
+  /** Not a setting: a resolv.conf cannot name a port, so pods ask port 53 of their nameserver. */
+  private static final int PORT = 53;
   private static final int MAX_TCP_CONNECTIONS = 64;
   /** UDP queries answered at once (a forwarded one waits up to 2 s); more are dropped, as a busy server's are. */
   private static final int MAX_UDP_QUERIES = 256;
@@ -44,19 +45,16 @@ public class ClusterDns {
   private final PodNetwork network;
   private final Runc runc;
   private final ClusterRecords records;
-  private final int port;
   private final ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
   private final Semaphore tcpConnections = new Semaphore(MAX_TCP_CONNECTIONS);
   private final Semaphore udpQueries = new Semaphore(MAX_UDP_QUERIES);
   private volatile DatagramSocket udp;
   private volatile ServerSocket tcp;
 
-  public ClusterDns(PodNetwork network, Runc runc, ClusterRecords records,
-      @Value("${ordinal.dns.port:53}") int port) {
+  public ClusterDns(PodNetwork network, Runc runc, ClusterRecords records) {
     this.network = network;
     this.runc = runc;
     this.records = records;
-    this.port = port;
   }
 
   @EventListener
@@ -72,18 +70,18 @@ public class ClusterDns {
       return;
     }
     try {
-      InetSocketAddress at = new InetSocketAddress(InetAddress.getByName(address), port);
+      InetSocketAddress at = new InetSocketAddress(InetAddress.getByName(address), PORT);
       udp = new DatagramSocket(at);
       tcp = new ServerSocket();
       tcp.bind(at);
       Thread.ofPlatform().daemon().name("cluster-dns-udp").start(this::serveUdp);
       Thread.ofPlatform().daemon().name("cluster-dns-tcp").start(this::serveTcp);
       network.clusterDnsServing(true);
-      log.info("cluster DNS serving {} at {}:{} (UDP and TCP)", ClusterRecords.ZONE, address, port);
+      log.info("cluster DNS serving {} at {}:{} (UDP and TCP)", ClusterRecords.ZONE, address, PORT);
     } catch (IOException e) {
       network.clusterDnsServing(false);
       log.error("cluster DNS: cannot listen at {}:{}: {}; local pods keep the machine's resolv.conf and do not"
-          + " resolve Service names", address, port, e.getMessage());
+          + " resolve Service names", address, PORT, e.getMessage());
     }
   }
 
