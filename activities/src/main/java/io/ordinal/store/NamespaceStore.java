@@ -130,7 +130,7 @@ public class NamespaceStore {
     return complete(namespace, null, null, 0);
   }
 
-  private static Namespace toObject(NamespaceRow row) {
+  static Namespace toObject(NamespaceRow row) {
     Namespace namespace = complete(KubeJson.read(row.object(), Namespace.class), row.uid(), row.createdAt(),
         row.resourceVersion());
     if (row.terminating()) {

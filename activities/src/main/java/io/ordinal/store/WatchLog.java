@@ -141,6 +141,7 @@ public class WatchLog {
         case "controller_revisions" -> RevisionStore.toObject(ROWS.readValue(row, ControllerRevisionRow.class),
             ROWS.readTree(row).path("set_uid").asText(null));
         case "events" -> EventRecorder.toObject(ROWS.readValue(row, EventRow.class));
+        case "namespaces" -> NamespaceStore.toObject(ROWS.readValue(row, NamespaceRow.class));
         default -> objects.fromWatchRow(ObjectTable.ofTable(resource)
             .orElseThrow(() -> new IllegalStateException("no API object is stored in " + resource)), ROWS.readTree(row));
       };

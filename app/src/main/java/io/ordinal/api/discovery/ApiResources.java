@@ -51,7 +51,7 @@ public final class ApiResources {
       List.of("get"), List.of("ep"), List.of(), List.of());
   /** Every valid name is a namespace; created or labelled ones are stored with their labels. */
   public static final Resource NAMESPACES = new Resource("", "v1", "namespaces", "namespace", "Namespace", false,
-      List.of("create", "delete", "get", "list", "patch", "update"), List.of("ns"), List.of(), List.of());
+      List.of("create", "delete", "get", "list", "patch", "update", "watch"), List.of("ns"), List.of(), List.of());
 
   private static final List<String> ALL_VERBS = List.of("create", "delete", "deletecollection", "get", "list", "patch",
       "update", "watch");
