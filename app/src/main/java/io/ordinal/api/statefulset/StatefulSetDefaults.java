@@ -5,21 +5,18 @@ import static io.ordinal.kube.StatefulSetFields.RETAIN;
 import static io.ordinal.kube.StatefulSetFields.ROLLING_UPDATE;
 import static io.ordinal.kube.StatefulSetFields.nullSafe;
 
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.RollingUpdateStatefulSetStrategy;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetPersistentVolumeClaimRetentionPolicy;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetUpdateStrategy;
-import io.ordinal.kube.StatefulSetFields;
-import java.util.List;
-import java.util.stream.Stream;
+import io.ordinal.kube.PodTemplateDefaults;
 
-/** Upstream's defaulting ({@code SetDefaults_StatefulSet} and the pod template defaults it relies on). */
+/**
+ * Upstream's apps/v1 defaulting of a StatefulSet: {@code SetDefaults_StatefulSet} here, and for the pod
+ * template and claim templates {@link PodTemplateDefaults}, which the revision hash depends on.
+ */
 public final class StatefulSetDefaults {
 
   private StatefulSetDefaults() {}
@@ -67,52 +64,10 @@ public final class StatefulSetDefaults {
     if (retention.getWhenScaled() == null || retention.getWhenScaled().isEmpty()) {
       retention.setWhenScaled(RETAIN);
     }
-    applyTemplateDefaults(spec.getTemplate());
+    PodTemplateDefaults.apply(spec.getTemplate());
     for (PersistentVolumeClaim claim : nullSafe(spec.getVolumeClaimTemplates())) {
-      if (claim.getSpec() != null && claim.getSpec().getVolumeMode() == null) {
-        claim.getSpec().setVolumeMode("Filesystem");
-      }
+      PodTemplateDefaults.applyClaim(claim);
     }
     return set;
-  }
-
-  private static void applyTemplateDefaults(PodTemplateSpec template) {
-    if (template == null || template.getSpec() == null) {
-      return;
-    }
-    PodSpec pod = template.getSpec();
-    if (pod.getRestartPolicy() == null || pod.getRestartPolicy().isEmpty()) {
-      pod.setRestartPolicy("Always");
-    }
-    if (pod.getTerminationGracePeriodSeconds() == null) {
-      pod.setTerminationGracePeriodSeconds(30L);
-    }
-    if (pod.getDnsPolicy() == null) {
-      pod.setDnsPolicy("ClusterFirst");
-    }
-    if (pod.getSchedulerName() == null) {
-      pod.setSchedulerName("default-scheduler");
-    }
-    for (Container container : concat(pod.getInitContainers(), pod.getContainers())) {
-      if (container.getTerminationMessagePath() == null) {
-        container.setTerminationMessagePath("/dev/termination-log");
-      }
-      if (container.getTerminationMessagePolicy() == null) {
-        container.setTerminationMessagePolicy("File");
-      }
-      if (container.getImagePullPolicy() == null && container.getImage() != null) {
-        boolean latest = !container.getImage().contains(":") || container.getImage().endsWith(":latest");
-        container.setImagePullPolicy(latest ? "Always" : "IfNotPresent");
-      }
-      for (ContainerPort port : nullSafe(container.getPorts())) {
-        if (port.getProtocol() == null) {
-          port.setProtocol("TCP");
-        }
-      }
-    }
-  }
-
-  static List<Container> concat(List<Container> a, List<Container> b) {
-    return Stream.concat(nullSafe(a).stream(), nullSafe(b).stream()).toList();
   }
 }
