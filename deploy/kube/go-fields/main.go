@@ -1,8 +1,11 @@
-// Command go-fields writes which JSON fields upstream's Go API types always serialize (those whose
-// json tag has no omitempty, and struct values, which encoding/json never omits), each with the
-// JSON of its zero value, for the kinds Ordinal serves. The service fills in what a response lacks
-// from it, so that clients generated from upstream's types (which rely on these fields) accept it.
-// Regenerate with: cd deploy/kube/go-fields && go run . > ../../../app/src/main/resources/io/ordinal/apimachinery/go-fields.json
+// Command go-fields writes how upstream's Go API types serialize each JSON field, for the kinds
+// Ordinal serves: whether encoding/json always writes it (no omitempty or omitzero, or a struct
+// value, which omitempty never omits) with the JSON of its zero value, when it leaves it out
+// (omitempty: an empty value; omitzero: a zero one), the Go kind that decides what empty means, and
+// the type below it. The service fills in what a response lacks from it, so that clients generated
+// from upstream's types (which rely on these fields) accept it, and writes a pod template as Go
+// does to hash it as upstream's controller does.
+// Regenerate with: cd deploy/kube/go-fields && go run . > ../../../activities/src/main/resources/io/ordinal/kube/go-fields.json
 package main
 
 import (
@@ -27,6 +30,9 @@ type field struct {
 	Zero   json.RawMessage `json:"zero,omitempty"`
 	Type   string          `json:"type,omitempty"`
 	Shape  string          `json:"shape,omitempty"` // "", "list" or "map": how Type is reached
+	Omit   string          `json:"omit,omitempty"`  // "empty" (omitempty) or "zero" (omitzero)
+	Kind   string          `json:"kind"`            // the field's Go kind: ptr, slice, map, struct, string, int, ...
+	Codec  string          `json:"codec,omitempty"` // a type with its own MarshalJSON below the field (Quantity, Time, ...)
 }
 
 type output struct {
@@ -96,9 +102,11 @@ func collect(t reflect.Type, types map[string][]field, fields *[]field) {
 		parts := strings.Split(tag, ",")
 		jsonName := parts[0]
 		omitempty := false
+		omitzero := false
 		inline := false
 		for _, option := range parts[1:] {
 			omitempty = omitempty || option == "omitempty"
+			omitzero = omitzero || option == "omitzero"
 			inline = inline || option == "inline"
 		}
 		if f.Anonymous && (inline || jsonName == "") && f.Type.Kind() == reflect.Struct {
@@ -111,8 +119,15 @@ func collect(t reflect.Type, types map[string][]field, fields *[]field) {
 		entry := field{Name: jsonName}
 		ft := f.Type
 		structValue := ft.Kind() == reflect.Struct
-		// encoding/json never omits a struct value, omitempty or not.
-		entry.Always = !omitempty || structValue
+		entry.Kind = kind(ft.Kind())
+		switch {
+		case omitzero:
+			entry.Omit = "zero"
+		case omitempty && !structValue:
+			entry.Omit = "empty"
+		}
+		// encoding/json never omits a struct value for omitempty; omitzero omits a zero one.
+		entry.Always = entry.Omit == ""
 		if entry.Always {
 			zero, err := json.Marshal(reflect.Zero(ft).Interface())
 			if err != nil {
@@ -134,12 +149,33 @@ func collect(t reflect.Type, types map[string][]field, fields *[]field) {
 		if below.Kind() == reflect.Ptr {
 			below = below.Elem()
 		}
-		if below.Kind() == reflect.Struct && !below.Implements(marshaler) && !reflect.PointerTo(below).Implements(marshaler) {
+		custom := below.Implements(marshaler) || reflect.PointerTo(below).Implements(marshaler)
+		if custom {
+			entry.Codec = name(below)
+		}
+		if below.Kind() == reflect.Struct && !custom {
 			entry.Type = name(below)
 			walk(below, types)
-		} else {
+		} else if !custom {
 			entry.Shape = ""
 		}
 		*fields = append(*fields, entry)
+	}
+}
+
+// kind names a Go kind as the service tells empty values apart: every int and uint size is "int".
+func kind(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "int"
+	case reflect.Float32, reflect.Float64:
+		return "float"
+	case reflect.Ptr:
+		return "ptr"
+	case reflect.Array, reflect.Slice:
+		return "slice"
+	default:
+		return k.String()
 	}
 }

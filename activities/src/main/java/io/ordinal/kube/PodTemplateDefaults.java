@@ -24,9 +24,6 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeProjection;
 import io.fabric8.kubernetes.api.model.VolumeResourceRequirements;
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.math.RoundingMode;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -131,6 +128,12 @@ public final class PodTemplateDefaults {
     if (unset(spec.getSchedulerName())) {
       spec.setSchedulerName("default-scheduler");
     }
+    // Not a default but core/v1's conversion, which every stored spec goes through: serviceAccount
+    // is an alias of serviceAccountName, which wins when both are set.
+    if (unset(spec.getServiceAccountName())) {
+      spec.setServiceAccountName(spec.getServiceAccount());
+    }
+    spec.setServiceAccount(unset(spec.getServiceAccountName()) ? null : spec.getServiceAccountName());
   }
 
   /** core/v1 SetDefaults_Volume and the generated defaults of each volume source. */
@@ -367,7 +370,10 @@ public final class PodTemplateDefaults {
     }
   }
 
-  /** SetDefaults_ResourceList: each quantity rounded up to milli units (Quantity.RoundUp(-3)). */
+  /**
+   * SetDefaults_ResourceList: each quantity rounded up to milli units (Quantity.RoundUp(-3)), then
+   * written as Go writes it back ("0.5" is stored as "500m").
+   */
   private static void resourceList(Map<String, Quantity> list) {
     if (list == null) {
       return;
@@ -378,7 +384,7 @@ public final class PodTemplateDefaults {
         continue;
       }
       String text = Objects.toString(quantity.getAmount(), "") + Objects.toString(quantity.getFormat(), "");
-      String rounded = Quantities.roundUpToMilli(text);
+      String rounded = GoQuantity.roundedUpToMilli(text).orElse(text);
       if (!rounded.equals(text)) {
         entry.setValue(new Quantity(rounded));
       }
@@ -589,222 +595,6 @@ public final class PodTemplateDefaults {
 
     private static boolean lowerHex(int c) {
       return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-    }
-  }
-
-  /**
-   * Quantity.RoundUp(-3) of k8s.io/apimachinery v0.34.2 on a quantity as ParseQuantity reads it, and
-   * the string MarshalJSON then writes: the one written, when RoundUp keeps it (an integer amount at
-   * milli scale or coarser), else the canonical form of the rounded value.
-   */
-  static final class Quantities {
-    private enum Format { DECIMAL_EXPONENT, BINARY_SI, DECIMAL_SI }
-
-    /**
-     * @param int64 ParseQuantity's int64Amount (else an inf.Dec amount, whose string is never kept)
-     * @param scale the int64Amount's power of ten
-     */
-    private record Parsed(BigDecimal value, Format format, boolean int64, int scale) {}
-
-    private static final int MILLI = -3;
-    private static final Map<String, Integer> DECIMAL_EXPONENTS = Map.of("n", -9, "u", -6, "m", -3, "", 0, "k", 3,
-        "M", 6, "G", 9, "T", 12, "P", 15, "E", 18);
-    private static final List<String> BINARY_SUFFIXES = List.of("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei");
-    private static final BigDecimal BINARY_LIMIT = BigDecimal.valueOf(1024);
-
-    private Quantities() {}
-
-    /** {@code text} after SetDefaults_ResourceList; unchanged when it does not parse (validation refuses it). */
-    static String roundUpToMilli(String text) {
-      Parsed parsed = parse(text);
-      if (parsed == null || (parsed.int64() && parsed.scale() >= MILLI)) {
-        return text;
-      }
-      BigDecimal value = parsed.value();
-      if (value.scale() > -MILLI) {
-        value = value.setScale(-MILLI, RoundingMode.UP); // away from zero, as inf.RoundUp and negativeScaleInt64
-      }
-      return canonical(value, parsed.format());
-    }
-
-    /** ParseQuantity, with parseQuantityString's scan; null where it returns an error. */
-    private static Parsed parse(String str) {
-      if (str.isEmpty()) {
-        return null;
-      }
-      if (str.equals("0")) {
-        return new Parsed(BigDecimal.ZERO, Format.DECIMAL_SI, true, 0);
-      }
-      boolean positive = true;
-      int pos = 0;
-      int end = str.length();
-      if (str.charAt(0) == '-' || str.charAt(0) == '+') {
-        positive = str.charAt(0) == '+';
-        pos++;
-      }
-      while (pos < end && str.charAt(pos) == '0') {
-        pos++;
-      }
-      String num;
-      String denom = "";
-      String value;
-      String suffix = "";
-      if (pos >= end) {
-        num = "0";
-        value = num;
-      } else {
-        int i = digits(str, pos);
-        num = str.substring(pos, i);
-        pos = i;
-        if (pos >= end) {
-          value = str;
-        } else {
-          if (num.isEmpty()) {
-            num = "0";
-          }
-          if (str.charAt(pos) == '.') {
-            pos++;
-            i = digits(str, pos);
-            denom = str.substring(pos, i);
-            pos = i;
-          }
-          value = str.substring(0, pos);
-          int suffixStart = pos;
-          while (pos < end && "eEinumkKMGTP".indexOf(str.charAt(pos)) >= 0) {
-            pos++;
-          }
-          if (pos < end && (str.charAt(pos) == '-' || str.charAt(pos) == '+')) {
-            pos++;
-          }
-          if (digits(str, pos) < end) {
-            return null; // ErrFormatWrong
-          }
-          suffix = str.substring(suffixStart);
-        }
-      }
-      return amount(positive, value, num, denom, suffix);
-    }
-
-    private static int digits(String s, int from) {
-      int i = from;
-      while (i < s.length() && s.charAt(i) >= '0' && s.charAt(i) <= '9') {
-        i++;
-      }
-      return i;
-    }
-
-    /** The rest of ParseQuantity: an int64Amount when it fits, else an inf.Dec rounded up to nano units. */
-    private static Parsed amount(boolean positive, String value, String num, String denom, String suffix) {
-      int base;
-      int exponent;
-      Format format;
-      int binary = BINARY_SUFFIXES.indexOf(suffix);
-      if (DECIMAL_EXPONENTS.containsKey(suffix)) {
-        base = 10;
-        exponent = DECIMAL_EXPONENTS.get(suffix);
-        format = Format.DECIMAL_SI;
-      } else if (binary > 0) {
-        base = 2;
-        exponent = 10 * binary;
-        format = Format.BINARY_SI;
-      } else if (suffix.length() > 1 && (suffix.charAt(0) == 'e' || suffix.charAt(0) == 'E')) {
-        try {
-          exponent = (int) Long.parseLong(suffix.substring(1)); // Go's int32() keeps the low 32 bits too
-        } catch (NumberFormatException e) {
-          return null; // ErrSuffix
-        }
-        base = 10;
-        format = Format.DECIMAL_EXPONENT;
-      } else {
-        return null; // ErrSuffix
-      }
-
-      int precision;
-      int scale = 0;
-      long mantissa = 1;
-      if (format == Format.BINARY_SI) {
-        if (exponent >= 0 && denom.isEmpty()) {
-          mantissa = 1L << exponent;
-          precision = 15 - num.length() - (int) ((float) exponent * 3 / 10) - 1;
-        } else {
-          precision = -1;
-        }
-      } else {
-        scale = exponent;
-        precision = 18 - (num.length() + denom.length());
-      }
-      if (precision >= 0) {
-        scale -= denom.length();
-        if (scale >= -9) {
-          long shifted;
-          try {
-            shifted = Long.parseLong(num + denom);
-          } catch (NumberFormatException e) {
-            return null; // ErrNumeric
-          }
-          try {
-            long result = Math.multiplyExact(shifted, mantissa);
-            return new Parsed(BigDecimal.valueOf(positive ? result : -result, -scale), format, true, scale);
-          } catch (ArithmeticException overflow) {
-            // an inf.Dec then, as upstream
-          }
-        }
-      }
-
-      BigDecimal amount;
-      try {
-        amount = new BigDecimal(value);
-      } catch (NumberFormatException e) {
-        return null; // ErrNumeric
-      }
-      amount = base == 10 ? amount.scaleByPowerOfTen(exponent)
-          : amount.multiply(new BigDecimal(BigInteger.ONE.shiftLeft(exponent)));
-      int sign = amount.signum();
-      amount = amount.abs();
-      if (amount.scale() > 9) {
-        amount = amount.setScale(9, RoundingMode.UP); // any amount asked for is at least 1n
-      }
-      if (format == Format.BINARY_SI && amount.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-        amount = BigDecimal.valueOf(Long.MAX_VALUE);
-      }
-      if (format == Format.BINARY_SI && amount.compareTo(BigDecimal.ONE) < 0 && amount.signum() > 0) {
-        format = Format.DECIMAL_SI;
-      }
-      return new Parsed(sign < 0 ? amount.negate() : amount, format, false, 0);
-    }
-
-    /** CanonicalizeBytes: the largest power of 1024, or of 1000, that leaves an integer. */
-    private static String canonical(BigDecimal value, Format format) {
-      if (value.signum() == 0) {
-        return "0";
-      }
-      if (format == Format.BINARY_SI) {
-        if (value.abs().compareTo(BINARY_LIMIT) < 0 || value.stripTrailingZeros().scale() > 0) {
-          format = Format.DECIMAL_SI; // small, or a fraction that base 1024 would lose
-        } else {
-          BigInteger amount = value.toBigIntegerExact();
-          int exponent = 0;
-          BigInteger[] division = amount.divideAndRemainder(BigInteger.valueOf(1024));
-          while (division[1].signum() == 0) {
-            amount = division[0];
-            exponent++;
-            division = amount.divideAndRemainder(BigInteger.valueOf(1024));
-          }
-          return amount + (exponent < BINARY_SUFFIXES.size() ? BINARY_SUFFIXES.get(exponent) : "");
-        }
-      }
-      BigDecimal stripped = value.stripTrailingZeros();
-      BigInteger amount = stripped.unscaledValue();
-      int exponent = -stripped.scale();
-      int down = Math.floorMod(exponent, 3);
-      amount = amount.multiply(BigInteger.TEN.pow(down));
-      exponent -= down;
-      if (format == Format.DECIMAL_EXPONENT) {
-        return amount + (exponent == 0 ? "" : "e" + exponent);
-      }
-      int power = exponent;
-      return amount + DECIMAL_EXPONENTS.entrySet().stream().filter(e -> e.getValue() == power).map(Map.Entry::getKey)
-          .findFirst().orElse(""); // none beyond E: Go writes the bare number then
     }
   }
 }

@@ -1,14 +1,15 @@
 package io.ordinal.store;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.micronaut.transaction.annotation.Transactional;
+import io.ordinal.kube.GoJson;
+import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.PodTemplateDefaults;
 import io.ordinal.kube.RolloutControls;
 import jakarta.inject.Singleton;
 import java.nio.charset.StandardCharsets;
@@ -27,8 +28,15 @@ import java.util.UUID;
  */
 @Singleton
 public class RevisionStore {
-  /** Canonical JSON: map keys sorted, so that equal templates hash equally. */
-  private static final ObjectMapper CANONICAL = KubeJson.JSON.copy().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS);
+  /** {@link #data} of stored templates, by the stored text: every observation compares the set's history. */
+  private static final Map<String, String> STORED_DATA = new LinkedHashMap<>(256, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+      return size() > 4096;
+    }
+  };
+  /** Upstream's ControllerRevisionHashLabel: the hash part of the revision's name. */
+  public static final String HASH_LABEL = "controller.kubernetes.io/hash";
   private static final String SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
   private final Repositories.ControllerRevisions revisions;
@@ -52,7 +60,7 @@ public class RevisionStore {
   @Transactional
   public Ensured ensure(String namespace, String setName, PodTemplateSpec template, int collisionCount,
       String changeCause) {
-    String data = canonical(template);
+    String data = data(template);
     List<ControllerRevisionRow> history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
     while (true) {
       switch (decide(setName, history, data, collisionCount)) {
@@ -81,7 +89,7 @@ public class RevisionStore {
    * {@code history}, the set's revisions oldest first.
    */
   public static Optional<Ensured> lookup(StatefulSet set, List<ControllerRevisionRow> history) {
-    return decide(set.getMetadata().getName(), history, canonical(set.getSpec().getTemplate()), collisionCount(set))
+    return decide(set.getMetadata().getName(), history, data(set.getSpec().getTemplate()), collisionCount(set))
         instanceof Decision.Stored stored ? Optional.of(stored.ensured()) : Optional.empty();
   }
 
@@ -94,18 +102,25 @@ public class RevisionStore {
     record Insert(String name, int collisionCount) implements Decision {}
   }
 
+  /**
+   * Upstream's getStatefulSetRevisions: the newest stored revision whose template equals the set's
+   * is the set's (brought back, and so renumbered, if it is not the newest); else a new one named by
+   * the hash, stepping past names a different template holds. Stored templates are compared as
+   * upstream's types write them, so a revision stored by an older release, under the name its hash
+   * function gave, is still the set's: its pods are not rolled because the hash function changed.
+   */
   private static Decision decide(String setName, List<ControllerRevisionRow> history, String data, int collisionCount) {
-    for (int collisions = collisionCount; ; collisions++) {
-      String name = setName + "-" + hash(data, collisions);
-      Optional<ControllerRevisionRow> existing = history.stream().filter(r -> r.name().equals(name)).findFirst();
-      if (existing.isEmpty()) {
-        return new Decision.Insert(name, collisions);
-      }
-      ControllerRevisionRow row = existing.get();
-      if (row.template().equals(data)) {
+    for (ControllerRevisionRow row : history.reversed()) {
+      if (data(row).equals(data)) {
         return row.revision() != newest(history)
-            ? new Decision.Renumber(row, collisions)
-            : new Decision.Stored(new Ensured(name, collisions, row.rolledBack()));
+            ? new Decision.Renumber(row, collisionCount)
+            : new Decision.Stored(new Ensured(row.name(), collisionCount, row.rolledBack()));
+      }
+    }
+    for (int collisions = collisionCount; ; collisions++) {
+      String name = name(setName, data, collisions);
+      if (history.stream().noneMatch(r -> r.name().equals(name))) {
+        return new Decision.Insert(name, collisions);
       }
     }
   }
@@ -162,14 +177,17 @@ public class RevisionStore {
         sets.findById(StatefulSetStore.id(namespace, row.setName())).map(StatefulSetRow::uid).orElse(null)));
   }
 
-  /** The API object: upstream stores the template as a replace patch of spec.template. */
+  /**
+   * The API object: upstream stores the template as a replace patch of spec.template, labels the
+   * revision with the template's labels and the hash, and copies the set's annotations (only the
+   * change-cause is kept here).
+   */
   static ControllerRevision toObject(ControllerRevisionRow row, String setUid) {
     PodTemplateSpec template = KubeJson.read(row.template(), PodTemplateSpec.class);
     Map<String, String> labels = new LinkedHashMap<>(
         template.getMetadata() == null || template.getMetadata().getLabels() == null ? Map.of() : template.getMetadata().getLabels());
     labels.put(Labels.REVISION_HASH, row.name());
-    Map<String, Object> templatePatch = new LinkedHashMap<>(CANONICAL.convertValue(template, Map.class));
-    templatePatch.put("$patch", "replace");
+    labels.put(HASH_LABEL, row.name().substring(row.name().lastIndexOf('-') + 1));
     return new ControllerRevisionBuilder()
         .withApiVersion("apps/v1").withKind("ControllerRevision")
         .withNewMetadata()
@@ -181,7 +199,7 @@ public class RevisionStore {
             .withUid(setUid).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
         .endMetadata()
         .withRevision(row.revision())
-        .withData(Map.of("spec", Map.of("template", templatePatch)))
+        .withData(KubeJson.read(new String(patch(data(row)), StandardCharsets.UTF_8), Map.class))
         .build();
   }
 
@@ -218,22 +236,60 @@ public class RevisionStore {
     return revisions.findById(StatefulSetStore.id(namespace, revisionName)).map(r -> KubeJson.read(r.template(), PodTemplateSpec.class));
   }
 
-  static String canonical(PodTemplateSpec template) {
-    try {
-      // Through plain maps, so that ORDER_MAP_ENTRIES_BY_KEYS applies at every level.
-      return CANONICAL.writeValueAsString(CANONICAL.convertValue(template, Map.class));
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+  /**
+   * The template as upstream's StatefulSet controller sees it: defaulted as kube-apiserver defaults
+   * apps/v1, read into its Go type and written back, keys sorted (the form every revision is stored
+   * in and compared by).
+   */
+  static String data(PodTemplateSpec template) {
+    PodTemplateSpec defaulted = PodTemplateDefaults.apply(KubeJson.copy(template, PodTemplateSpec.class));
+    ObjectNode written = GoJson.decodeEncode(KubeJson.JSON.valueToTree(defaulted), GoTypes.POD_TEMPLATE_SPEC);
+    return new String(GoJson.marshal(written), StandardCharsets.UTF_8);
   }
 
-  /** FNV-1a (32 bit) of the template and collision count, rendered like upstream's SafeEncodeString. */
+  /** {@link #data} of a stored revision, which an older release stored in a form of its own. */
+  private static String data(ControllerRevisionRow row) {
+    synchronized (STORED_DATA) {
+      String cached = STORED_DATA.get(row.template());
+      if (cached != null) {
+        return cached;
+      }
+    }
+    String data = data(KubeJson.read(row.template(), PodTemplateSpec.class));
+    synchronized (STORED_DATA) {
+      STORED_DATA.put(row.template(), data);
+    }
+    return data;
+  }
+
+  /**
+   * Upstream's getPatch: the revision's data, a strategic merge patch that replaces the set's
+   * template, as encoding/json writes it.
+   */
+  static byte[] patch(String data) {
+    ObjectNode template = KubeJson.read(data, ObjectNode.class);
+    template.put("$patch", "replace");
+    ObjectNode patch = KubeJson.JSON.createObjectNode();
+    patch.putObject("spec").set("template", template);
+    return GoJson.marshal(patch);
+  }
+
+  /** The revision's name: upstream's ControllerRevisionName of its HashControllerRevision. */
+  static String name(String setName, String data, int collisionCount) {
+    return (setName.length() > 223 ? setName.substring(0, 223) : setName) + "-" + hash(data, collisionCount);
+  }
+
+  /**
+   * HashControllerRevision: FNV-1 (32 bit; Go's fnv.New32, not FNV-1a) of the patch and then of the
+   * collision count in decimal (the controller always passes one), rendered by SafeEncodeString.
+   */
   static String hash(String data, int collisionCount) {
     int h = 0x811c9dc5;
-    byte[] bytes = (data + (collisionCount == 0 ? "" : "#" + collisionCount)).getBytes(StandardCharsets.UTF_8);
-    for (byte b : bytes) {
-      h ^= (b & 0xff);
-      h *= 0x01000193;
+    for (byte[] part : List.of(patch(data), Integer.toString(collisionCount).getBytes(StandardCharsets.UTF_8))) {
+      for (byte b : part) {
+        h *= 0x01000193;
+        h ^= (b & 0xff);
+      }
     }
     String decimal = Long.toString(Integer.toUnsignedLong(h));
     StringBuilder out = new StringBuilder(decimal.length());

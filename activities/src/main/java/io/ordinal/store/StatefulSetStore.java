@@ -3,11 +3,13 @@ package io.ordinal.store;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.micronaut.transaction.annotation.Transactional;
+import io.ordinal.kube.GoJson;
+import io.ordinal.kube.GoTypes;
+import io.ordinal.kube.PodTemplateDefaults;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -222,9 +224,13 @@ public class StatefulSetStore {
     return updated;
   }
 
-  /** A spec change is what bumps the generation. */
+  /**
+   * A spec change is what bumps the generation: compared as upstream's types read the spec, so a PUT
+   * of what a GET gave (with the fields Go always writes) changes nothing.
+   */
   private static boolean specChanged(StatefulSet old, StatefulSet set) {
-    return !Objects.equals(KubeJson.write(old.getSpec()), KubeJson.write(set.getSpec()));
+    return !GoJson.same(KubeJson.JSON.valueToTree(old.getSpec()), KubeJson.JSON.valueToTree(set.getSpec()),
+        GoTypes.STATEFUL_SET_SPEC);
   }
 
   public static String conflictMessage(String name) {
@@ -244,6 +250,14 @@ public class StatefulSetStore {
     meta.setCreationTimestamp(KubeJson.timestamp(row.createdAt()));
     meta.setDeletionTimestamp(KubeJson.timestamp(row.deletionTimestamp()));
     set.setStatus(row.status() == null ? new StatefulSetStatus() : KubeJson.read(row.status(), StatefulSetStatus.class));
+    if (set.getSpec() != null) {
+      // As kube-apiserver defaults what it decodes from storage: a set stored by an earlier release,
+      // before a default of its template existed, reads (and compares, and is updated) as one written now.
+      PodTemplateDefaults.apply(set.getSpec().getTemplate());
+      if (set.getSpec().getVolumeClaimTemplates() != null) {
+        set.getSpec().getVolumeClaimTemplates().forEach(PodTemplateDefaults::applyClaim);
+      }
+    }
     return set;
   }
 

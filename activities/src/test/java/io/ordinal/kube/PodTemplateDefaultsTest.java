@@ -229,10 +229,10 @@ class PodTemplateDefaultsTest {
             "/spec/containers/0/livenessProbe/grpc/service", "''"),
         c("zz_generated.defaults.go, GRPCAction", "{" + c + ", livenessProbe: {grpc: {port: 1, service: health}}}]}",
             "/spec/containers/0/livenessProbe/grpc/service", "health"),
-        // RoundUp keeps a quantity at milli scale or coarser as written; the canonical form upstream's
-        // encoding writes ("0.5" as "500m", "1024Mi" as "1Gi") is the encoding's, not the defaults'.
-        c("defaults.go:SetDefaults_ResourceList", "{" + c + ", resources: {limits: {cpu: '0.5', memory: 1024Mi}}}]}",
-            "/spec/containers/0/resources/limits", "{cpu: '0.5', memory: 1024Mi}"),
+        // RoundUp keeps a quantity at milli scale or coarser; it is stored as upstream's encoding then
+        // writes it, kept as written when that is canonical already.
+        c("defaults.go:SetDefaults_ResourceList", "{" + c + ", resources: {limits: {cpu: 500m, memory: 1Gi}}}]}",
+            "/spec/containers/0/resources/limits", "{cpu: 500m, memory: 1Gi}"),
         c("defaults.go:SetDefaults_Volume", "{volumes: [{name: v, nfs: {server: s, path: /}}]}", "/spec/volumes/0",
             "{name: v, nfs: {server: s, path: /}}"));
   }
@@ -330,8 +330,7 @@ class PodTemplateDefaultsTest {
 
   /**
    * SetDefaults_ResourceList: Quantity.RoundUp(-3) after ParseQuantity, and the string upstream then
-   * writes: the canonical form of a rounded amount, or of one ParseQuantity keeps as an inf.Dec (more
-   * than 18 digits, a fraction of a binary suffix, finer than nano); what RoundUp leaves is as written.
+   * writes: the canonical form, unless the string was canonical as written (GoQuantity).
    */
   @ParameterizedTest(name = "{0} becomes {1}")
   @CsvSource(textBlock = """
@@ -347,9 +346,9 @@ class PodTemplateDefaultsTest {
       0.0001Gi,      107374183m
       0.00001Ki,     11m
       500m,          500m
-      0.5,           0.5
-      1000m,         1000m
-      1024Mi,        1024Mi
+      0.5,           500m
+      1000m,         1
+      1024Mi,        1Gi
       2e3,           2e3
       1.2.3,         1.2.3
       """)

@@ -31,15 +31,15 @@ class RevisionStoreTest {
 
   static ControllerRevisionRow row(String name, long revision, PodTemplateSpec template) {
     return new ControllerRevisionRow("default/" + name, "default", name, "web", "uid-" + name, revision,
-        RevisionStore.canonical(template), Instant.EPOCH, revision, null, Instant.EPOCH, false);
+        RevisionStore.data(template), Instant.EPOCH, revision, null, Instant.EPOCH, false);
   }
 
   @Test
   void theHashIgnoresMapOrderAndChangesWithTheTemplateAndTheCollisionCount() {
-    String ab = RevisionStore.canonical(template("nginx:1", Map.of("a", "1", "b", "2")));
-    String ba = RevisionStore.canonical(template("nginx:1", Map.of("b", "2", "a", "1")));
+    String ab = RevisionStore.data(template("nginx:1", Map.of("a", "1", "b", "2")));
+    String ba = RevisionStore.data(template("nginx:1", Map.of("b", "2", "a", "1")));
     assertEquals(RevisionStore.hash(ab, 0), RevisionStore.hash(ba, 0));
-    assertNotEquals(RevisionStore.hash(ab, 0), RevisionStore.hash(RevisionStore.canonical(template("nginx:2", Map.of())), 0));
+    assertNotEquals(RevisionStore.hash(ab, 0), RevisionStore.hash(RevisionStore.data(template("nginx:2", Map.of())), 0));
     assertNotEquals(RevisionStore.hash(ab, 0), RevisionStore.hash(ab, 1));
     // Upstream's SafeEncodeString alphabet: no vowels, no 0/1/3 that read as letters.
     assertTrue(RevisionStore.hash(ab, 0).matches("[bcdfghjklmnpqrstvwxz2456789]+"), RevisionStore.hash(ab, 0));
@@ -49,25 +49,45 @@ class RevisionStoreTest {
   void lookupFindsTheNewestStoredRevisionAndNothingElse() {
     PodTemplateSpec v1 = template("nginx:1", Map.of("app", "web"));
     PodTemplateSpec v2 = template("nginx:2", Map.of("app", "web"));
-    String name1 = "web-" + RevisionStore.hash(RevisionStore.canonical(v1), 0);
-    String name2 = "web-" + RevisionStore.hash(RevisionStore.canonical(v2), 0);
+    String name1 = RevisionStore.name("web", RevisionStore.data(v1), 0);
+    String name2 = RevisionStore.name("web", RevisionStore.data(v2), 0);
     List<ControllerRevisionRow> history = List.of(row(name1, 1, v1), row(name2, 2, v2));
 
     assertEquals(Optional.of(new RevisionStore.Ensured(name2, 0, false)), RevisionStore.lookup(set(v2, null), history));
     assertEquals(Optional.empty(), RevisionStore.lookup(set(v1, null), history), "brought back: must be renumbered");
     assertEquals(Optional.empty(), RevisionStore.lookup(set(template("nginx:3", Map.of()), null), history), "new");
-    assertEquals(Optional.empty(), RevisionStore.lookup(set(v2, 1), history), "another collision count, another name");
+    // As upstream's FindEqualRevisions: a stored revision is found by its data, whatever the collision count.
+    assertEquals(Optional.of(new RevisionStore.Ensured(name2, 1, false)), RevisionStore.lookup(set(v2, 1), history));
   }
 
   @Test
   void lookupStepsPastAHashCollisionWithAnotherTemplate() {
     PodTemplateSpec mine = template("nginx:1", Map.of());
     PodTemplateSpec other = template("other", Map.of());
-    String collided = "web-" + RevisionStore.hash(RevisionStore.canonical(mine), 0);
-    String next = "web-" + RevisionStore.hash(RevisionStore.canonical(mine), 1);
-    // A stored revision under mine's name but with another template: mine lives at collision count 1.
+    String collided = RevisionStore.name("web", RevisionStore.data(mine), 0);
+    String next = RevisionStore.name("web", RevisionStore.data(mine), 1);
+    // A stored revision under mine's name but with another template: mine was stored at collision count 1.
     List<ControllerRevisionRow> history = List.of(row(collided, 1, other), row(next, 2, mine));
-    assertEquals(Optional.of(new RevisionStore.Ensured(next, 1, false)), RevisionStore.lookup(set(mine, 0), history));
+    assertEquals(Optional.of(new RevisionStore.Ensured(next, 0, false)), RevisionStore.lookup(set(mine, 0), history));
+    assertEquals(Optional.empty(), RevisionStore.lookup(set(mine, 0), List.of(row(collided, 1, other))), "to be made");
+  }
+
+  /**
+   * A revision an older release stored (its template in another JSON form, its name from another
+   * hash function) is still the set's revision while the template is unchanged: no pod is rolled
+   * because the hash function changed.
+   */
+  @Test
+  void aRevisionStoredByAnOlderReleaseIsFoundByItsTemplateNotItsName() {
+    PodTemplateSpec v1 = template("nginx:1", Map.of("app", "web"));
+    String olderForm = "{\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{\"containers\":"
+        + "[{\"image\":\"nginx:1\",\"name\":\"nginx\"}]}}";
+    ControllerRevisionRow older = new ControllerRevisionRow("default/web-77cfdcbc66", "default", "web-77cfdcbc66", "web",
+        "uid", 1, olderForm, Instant.EPOCH, 1, null, Instant.EPOCH, false);
+    assertEquals(Optional.of(new RevisionStore.Ensured("web-77cfdcbc66", 0, false)),
+        RevisionStore.lookup(set(v1, null), List.of(older)));
+    assertEquals(Optional.empty(), RevisionStore.lookup(set(template("nginx:2", Map.of("app", "web")), null),
+        List.of(older)), "a changed template is a new revision");
   }
 
   @Test

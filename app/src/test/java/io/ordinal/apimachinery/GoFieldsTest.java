@@ -39,18 +39,20 @@ class GoFieldsTest {
     assertEquals("{}", status.path("state").toString(), "a struct value is always written");
   }
 
-  /** A GET then PUT must not change a template or an immutable field: nothing is added in a spec. */
+  /** In a spec as anywhere: a container's resources {}, a claim template's status {}, serviceName "". */
   @Test
-  void fieldsAreAddedOnlyBelowTheObjectsStatus() {
+  void aSpecGetsTheFieldsGoAlwaysWritesToo() {
     JsonNode set = GoFields.tree(new StatefulSetBuilder().withApiVersion("apps/v1").withKind("StatefulSet")
         .withNewMetadata().withName("web").endMetadata().withNewSpec().withNewTemplate().withNewSpec()
         .addNewContainer().withName("c").endContainer().endSpec().endTemplate()
         .addNewVolumeClaimTemplate().withNewMetadata().withName("www").endMetadata().endVolumeClaimTemplate().endSpec()
         .build());
-    assertFalse(set.at("/spec/template/spec/containers/0").has("resources"), set.toString());
-    assertFalse(set.at("/spec/volumeClaimTemplates/0").has("status"), set.toString());
-    assertFalse(set.at("/spec").has("updateStrategy"), set.toString());
-    assertFalse(set.at("/spec").has("serviceName"), "nothing is filled in a spec: " + set);
+    assertEquals("{}", set.at("/spec/template/spec/containers/0/resources").toString(), set.toString());
+    assertEquals("{}", set.at("/spec/volumeClaimTemplates/0/status").toString(), set.toString());
+    assertEquals("{}", set.at("/spec/volumeClaimTemplates/0/spec/resources").toString(), set.toString());
+    assertEquals("", set.at("/spec/serviceName").asText("missing"), set.toString());
+    assertFalse(set.at("/spec/template/metadata").has("creationTimestamp"), "omitzero since Kubernetes 1.34: " + set);
+    assertFalse(set.at("/spec").has("selector"), "a nil pointer's null adds nothing: " + set);
   }
 
   @Test

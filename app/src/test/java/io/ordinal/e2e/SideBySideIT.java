@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * the same order, for a scale up, a scale down, and a rolling update with a partition. Then a broken
  * revision (a nodeSelector no node matches, so its pod never runs): upstream's rollout is stuck on it,
  * even after the template is reverted (the StatefulSet docs' "Forced rollback"); Ordinal's passes its progress
- * deadline and rolls itself back, replacing the broken pod.
+ * deadline and rolls itself back, replacing the broken pod. Each revision has the name upstream's
+ * controller gives the same template.
  */
 class SideBySideIT {
   private static final String NEW_IMAGE = "k8s.gcr.io/nginx-slim:0.9";
@@ -95,6 +96,8 @@ class SideBySideIT {
       assertEquals(List.of("+web-0", "+web-1", "+web-2"), operations(upstream));
       assertEquals(operations(upstream), operations(ours));
       assertEquals(identity(upstream), identity(ours));
+      // The same template, the same revision name as upstream's controller gives it (#30: adoptable pods).
+      assertEquals(label(upstream, 0), label(ours, 0), "controller-revision-hash of web-0");
 
       // Scale down to 1 and back to 3: highest ordinal first, then in order; the claims stay.
       for (Contender c : both) {
@@ -132,6 +135,7 @@ class SideBySideIT {
       assertEquals(partitioned, operations(upstream));
       assertEquals(operations(upstream), operations(ours));
       assertEquals(identity(upstream), identity(ours));
+      assertEquals(label(upstream, 1), label(ours, 1), "the new image's revision, named as upstream names it");
 
       // Partition 0: web-0 follows.
       for (Contender c : both) {

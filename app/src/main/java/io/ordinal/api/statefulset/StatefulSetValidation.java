@@ -21,6 +21,8 @@ import io.ordinal.apimachinery.FieldError;
 import io.ordinal.apimachinery.ObjectMetaValidation;
 import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Drivers;
+import io.ordinal.kube.GoJson;
+import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
@@ -78,7 +80,9 @@ public final class StatefulSetValidation {
     v.validate(set);
     if (set.getSpec() != null && old.getSpec() != null) {
       v.immutable("spec.selector", set.getSpec().getSelector(), old.getSpec().getSelector());
-      v.immutable("spec.serviceName", set.getSpec().getServiceName(), old.getSpec().getServiceName());
+      // Go's zero: a GET writes "" for a set made without one, and a PUT of it is no change.
+      v.immutable("spec.serviceName", Objects.requireNonNullElse(set.getSpec().getServiceName(), ""),
+          Objects.requireNonNullElse(old.getSpec().getServiceName(), ""));
       v.immutable("spec.podManagementPolicy",
           set.getSpec().getPodManagementPolicy(), old.getSpec().getPodManagementPolicy());
       v.claimTemplatesUpdate(nullSafe(set.getSpec().getVolumeClaimTemplates()),
@@ -718,7 +722,8 @@ public final class StatefulSetValidation {
           && sameSize.getSpec().getResources().getRequests() != null) {
         sameSize.getSpec().getResources().getRequests().put("storage", had.get());
       }
-      if (!Objects.equals(KubeJson.write(sameSize), KubeJson.write(old.get(i)))) {
+      if (!GoJson.same(KubeJson.JSON.valueToTree(sameSize), KubeJson.JSON.valueToTree(old.get(i)),
+          GoTypes.PERSISTENT_VOLUME_CLAIM)) {
         errors.add(FieldError.forbidden("spec.volumeClaimTemplates[" + i + "]", "field is immutable but for "
             + "spec.resources.requests.storage, which may grow"));
       }

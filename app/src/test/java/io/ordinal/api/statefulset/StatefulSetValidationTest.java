@@ -220,6 +220,17 @@ class StatefulSetValidationTest {
         StatefulSetValidation.validateUpdate(modes, old, DRIVERS).stream().map(FieldError::field).toList());
   }
 
+  /** A GET writes what Go always writes (serviceName "", a claim template's status {}): PUT back, it is no change. */
+  @Test
+  void aPutOfWhatAGetWroteChangesNoImmutableField() {
+    StatefulSet old = StatefulSetDefaults.apply(valid());
+    old.getSpec().setServiceName(null);
+    StatefulSet fromGet = io.ordinal.store.KubeJson.JSON.convertValue(
+        io.ordinal.apimachinery.GoFields.tree(old), StatefulSet.class);
+    assertEquals("", fromGet.getSpec().getServiceName());
+    assertEquals(List.of(), StatefulSetValidation.validateUpdate(fromGet, old, DRIVERS));
+  }
+
   private static io.fabric8.kubernetes.api.model.PodSpec podSpec(StatefulSet s) {
     return s.getSpec().getTemplate().getSpec();
   }
