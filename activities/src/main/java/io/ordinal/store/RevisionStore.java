@@ -141,6 +141,22 @@ public class RevisionStore {
         collisionCount(set), Labels.annotation(set.getMetadata(), Labels.CHANGE_CAUSE_ANNOTATION));
   }
 
+  /** The name {@link #ensure} gives a new revision of {@code template}: upstream's. */
+  public static String revisionName(String setName, PodTemplateSpec template, int collisionCount) {
+    return name(setName, data(template), collisionCount);
+  }
+
+  /**
+   * Records a revision another controller made (upstream's, of a set Ordinal adopts) under its own
+   * name and number, unless one of that name is recorded; true if it was recorded now.
+   */
+  @Transactional
+  public boolean adopt(String namespace, String setName, String name, long revision, PodTemplateSpec template,
+      String changeCause, Instant createdAt) {
+    return revisions.insertIfAbsent(StatefulSetStore.id(namespace, name), namespace, name, setName,
+        UUID.randomUUID().toString(), revision, data(template), changeCause, createdAt) > 0;
+  }
+
   /** A set's revisions, oldest number first. */
   public List<ControllerRevisionRow> history(String namespace, String setName) {
     return revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);

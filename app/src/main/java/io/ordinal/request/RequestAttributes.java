@@ -20,7 +20,8 @@ public record RequestAttributes(boolean resourceRequest, String verb, String pat
 
   private static final Set<String> LIST_VERBS_FALSE = Set.of("false", "0");
   /** {@code POST .../statefulsets/{name}/rollout/{action}}: the action is the verb. */
-  private static final Set<String> ROLLOUT_ACTIONS = Set.of("pause", "resume", "restart", "undo");
+  /** Adopt (taking over a cluster's apps/v1 set) is granted by no default role but cluster-admin. */
+  private static final Set<String> ROLLOUT_ACTIONS = Set.of("pause", "resume", "restart", "undo", "adopt");
 
   private static final String ATTRIBUTE = "ordinal.requestAttributes";
 

@@ -1,9 +1,12 @@
 package io.ordinal.temporal;
 
+import io.micronaut.core.annotation.Nullable;
 import io.ordinal.activities.HookActivitiesImpl;
 import io.ordinal.activities.PodActivitiesImpl;
 import io.ordinal.activities.SetActivitiesImpl;
 import io.ordinal.node.ThisNode;
+import io.ordinal.workflow.AdoptionActivities;
+import io.ordinal.workflow.AdoptionWorkflowImpl;
 import io.ordinal.workflow.OperationWorkflowImpl;
 import io.ordinal.workflow.OrdinalSearchAttributes;
 import io.ordinal.workflow.StatefulSetControllerWorkflow;
@@ -41,8 +44,13 @@ public class Workers {
   private final HookActivitiesImpl hookActivities;
   private final ThisNode node;
 
+  /** Where Ordinal runs a cluster: the steps of adopting its apps/v1 sets (the front door's); else null. */
+  private final AdoptionActivities adoption;
+
   public Workers(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client, SetActivitiesImpl setActivities,
-      PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities, ThisNode node) {
+      PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities, ThisNode node,
+      @Nullable AdoptionActivities adoption) {
+    this.adoption = adoption;
     this.factory = factory;
     this.stubs = stubs;
     this.client = client;
@@ -77,8 +85,12 @@ public class Workers {
   public void start() {
     Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE,
         WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
-    worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class,
+        AdoptionWorkflowImpl.class);
     worker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
+    if (adoption != null) {
+      worker.registerActivitiesImplementations(adoption);
+    }
     Worker nodeWorker = factory.newWorker(node.taskQueue(), WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
     nodeWorker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     factory.start();

@@ -1,0 +1,459 @@
+package io.ordinal.frontdoor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.micronaut.context.annotation.Requires;
+import io.ordinal.api.statefulset.StatefulSetDefaults;
+import io.ordinal.api.statefulset.StatefulSetValidation;
+import io.ordinal.apimachinery.FieldError;
+import io.ordinal.cluster.ClusterObjects;
+import io.ordinal.cluster.KubernetesDriver;
+import io.ordinal.kube.Drivers;
+import io.ordinal.kube.LabelSelectors;
+import io.ordinal.kube.Labels;
+import io.ordinal.kube.StatefulSetFields;
+import io.ordinal.model.PodSnapshot;
+import io.ordinal.store.ControllerRevisionRow;
+import io.ordinal.store.KubeJson;
+import io.ordinal.store.PodRow;
+import io.ordinal.store.PodStore;
+import io.ordinal.store.PvcRow;
+import io.ordinal.store.Repositories;
+import io.ordinal.store.RevisionStore;
+import io.ordinal.store.StatefulSetStore;
+import io.ordinal.workflow.AdoptionActivities;
+import io.ordinal.workflow.AdoptionPlan;
+import io.temporal.activity.Activity;
+import io.temporal.failure.ApplicationFailure;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Taking over a running apps/v1 StatefulSet of the cluster (the steps of AdoptionWorkflow): Ordinal
+ * records its pods, claims and revisions as they are, the apps/v1 object is deleted with its pods
+ * orphaned, an apps.ordinal.io object of the same spec takes its place, and the pods are handed to
+ * it. No pod is deleted or created: the revision Ordinal names the template is the one upstream's
+ * controller named, so every pod is current.
+ */
+@Singleton
+@Requires(beans = KubernetesClient.class)
+public class ClusterAdoption implements AdoptionActivities {
+  /** On the apps.ordinal.io object: the uid of the apps/v1 object it took over. */
+  static final String ADOPTED_FROM_ANNOTATION = ClusterObjects.GROUP + "/adopted-from";
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  private final KubernetesClient client;
+  private final StatefulSetStore sets;
+  private final PodStore podStore;
+  private final Repositories.Pods pods;
+  private final Repositories.Pvcs claims;
+  private final Repositories.ControllerRevisions revisionRows;
+  private final RevisionStore revisions;
+  private final Drivers drivers;
+
+  public ClusterAdoption(KubernetesClient client, StatefulSetStore sets, PodStore podStore, Repositories.Pods pods,
+      Repositories.Pvcs claims, Repositories.ControllerRevisions revisionRows, RevisionStore revisions, Drivers drivers) {
+    this.client = client;
+    this.sets = sets;
+    this.podStore = podStore;
+    this.pods = pods;
+    this.claims = claims;
+    this.revisionRows = revisionRows;
+    this.revisions = revisions;
+    this.drivers = drivers;
+  }
+
+  @Override
+  public AdoptionPlan plan(String namespace, String name) {
+    StatefulSet set = client.apps().statefulSets().inNamespace(namespace).withName(name).get();
+    if (set == null) {
+      throw refused("there is no apps/v1 StatefulSet " + namespace + "/" + name + " in the cluster");
+    }
+    if (sets.get(namespace, name).isPresent() || ordinalObject(namespace, name) != null) {
+      throw refused("Ordinal has a StatefulSet " + namespace + "/" + name + " already");
+    }
+    List<Pod> owned = ownedPods(set);
+    List<String> refusals = new ArrayList<>(refusals(set, owned,
+        RevisionStore.revisionName(name, set.getSpec().getTemplate(), collisionCount(set))));
+    StatefulSet asOrdinals = StatefulSetDefaults.apply(KubeJson.copy(set, StatefulSet.class));
+    asOrdinals.getMetadata().setAnnotations(withDriver(set.getMetadata().getAnnotations()));
+    StatefulSetValidation.validateCreate(asOrdinals, drivers).stream().map(FieldError::describe)
+        .map(error -> "Ordinal does not accept its spec: " + error).forEach(refusals::add);
+    if (!refusals.isEmpty()) {
+      throw refused("StatefulSet " + namespace + "/" + name + " cannot be adopted without restarting a pod: "
+          + String.join("; ", refusals));
+    }
+    List<AdoptionPlan.Member> members = owned.stream()
+        .map(pod -> new AdoptionPlan.Member(pod.getMetadata().getName(), ordinal(pod, name), pod.getMetadata().getUid()))
+        .sorted(Comparator.comparingInt(AdoptionPlan.Member::ordinal)).toList();
+    return new AdoptionPlan(namespace, name, set.getMetadata().getUid(), set.getStatus().getUpdateRevision(), members,
+        KubeJson.write(successor(set)));
+  }
+
+  /** The apps.ordinal.io object that takes {@code set}'s place: its labels, annotations and spec. */
+  static GenericKubernetesResource successor(StatefulSet set) {
+    ObjectNode object = KubeJson.JSON.createObjectNode();
+    object.put("apiVersion", ClusterObjects.API_VERSION);
+    object.put("kind", ClusterObjects.KIND);
+    ObjectNode meta = object.putObject("metadata");
+    meta.put("name", set.getMetadata().getName());
+    meta.put("namespace", set.getMetadata().getNamespace());
+    if (set.getMetadata().getLabels() != null) {
+      meta.set("labels", KubeJson.JSON.valueToTree(set.getMetadata().getLabels()));
+    }
+    Map<String, String> annotations = new LinkedHashMap<>(
+        Objects.requireNonNullElse(set.getMetadata().getAnnotations(), Map.of()));
+    annotations.remove("kubectl.kubernetes.io/last-applied-configuration"); // of the apps/v1 object
+    annotations.put(ADOPTED_FROM_ANNOTATION, set.getMetadata().getUid());
+    meta.set("annotations", KubeJson.JSON.valueToTree(annotations));
+    object.set("spec", KubeJson.JSON.valueToTree(set.getSpec()));
+    return KubeJson.JSON.convertValue(object, GenericKubernetesResource.class);
+  }
+
+  /**
+   * Why {@code set} cannot be taken over as it runs, none if it can: its controller has caught up,
+   * no rollout or scale is in progress, every pod is Ready, current and matched by the selector, and
+   * Ordinal names the template's revision as upstream did ({@code ordinalRevision}). Pure.
+   */
+  static List<String> refusals(StatefulSet set, List<Pod> owned, String ordinalRevision) {
+    List<String> refusals = new ArrayList<>();
+    var status = set.getStatus();
+    long generation = Objects.requireNonNullElse(set.getMetadata().getGeneration(), 0L);
+    int replicas = Objects.requireNonNullElse(set.getSpec().getReplicas(), 1);
+    if (set.getMetadata().getDeletionTimestamp() != null) {
+      refusals.add("it is being deleted");
+    }
+    if (status == null || !Objects.equals(status.getObservedGeneration(), generation)) {
+      refusals.add("its controller has not observed generation " + generation + " yet");
+      return refusals;
+    }
+    if (!Objects.equals(status.getCurrentRevision(), status.getUpdateRevision())) {
+      refusals.add("a rollout is in progress (from " + status.getCurrentRevision() + " to " + status.getUpdateRevision() + ")");
+    }
+    int ready = Objects.requireNonNullElse(status.getReadyReplicas(), 0);
+    int updated = Objects.requireNonNullElse(status.getUpdatedReplicas(), 0);
+    if (status.getReplicas() != replicas || ready != replicas || updated != replicas || owned.size() != replicas) {
+      refusals.add("not all " + replicas + " pods are there, Ready and current (" + owned.size() + " pods, " + ready
+          + " Ready, " + updated + " current)");
+    }
+    if (!Objects.equals(ordinalRevision, status.getUpdateRevision())) {
+      refusals.add("Ordinal names its template's revision " + ordinalRevision + ", upstream's controller named it "
+          + status.getUpdateRevision() + ": its pods would be rolled");
+    }
+    int start = StatefulSetFields.ordinalStart(set);
+    for (Pod pod : owned) {
+      String pod_ = pod.getMetadata().getName();
+      Map<String, String> labels = Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.of());
+      if (!LabelSelectors.matches(set.getSpec().getSelector(), labels)) {
+        refusals.add("pod " + pod_ + " does not match the selector");
+      }
+      if (!Objects.equals(labels.get(Labels.REVISION_HASH), status.getUpdateRevision())) {
+        refusals.add("pod " + pod_ + " runs revision " + labels.get(Labels.REVISION_HASH));
+      }
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        refusals.add("pod " + pod_ + " is being deleted");
+      }
+      int ordinal = ordinal(pod, set.getMetadata().getName());
+      if (ordinal < start || ordinal >= start + replicas) {
+        refusals.add("pod " + pod_ + " is not one of the set's ordinals");
+      }
+      if (!ready(pod)) {
+        refusals.add("pod " + pod_ + " is not Ready");
+      }
+    }
+    return refusals;
+  }
+
+  @Override
+  public void importRecords(AdoptionPlan plan) {
+    StatefulSet set = current(plan).orElseThrow(() -> refused("StatefulSet " + plan.namespace() + "/" + plan.name()
+        + " is gone or was replaced since it was found adoptable"));
+    for (AdoptionPlan.Member member : plan.pods()) {
+      Pod pod = client.pods().inNamespace(plan.namespace()).withName(member.name()).get();
+      if (pod == null || !member.uid().equals(pod.getMetadata().getUid())) {
+        throw refused("pod " + member.name() + " was deleted or replaced since the set was found adoptable");
+      }
+      if (!pods.existsById(StatefulSetStore.id(plan.namespace(), member.name()))) {
+        podStore.insert(podRow(pod, plan.name(), member.ordinal()));
+      }
+      for (PersistentVolumeClaim template : Objects.requireNonNullElse(set.getSpec().getVolumeClaimTemplates(),
+          List.<PersistentVolumeClaim>of())) {
+        String claimName = template.getMetadata().getName() + "-" + member.name();
+        PersistentVolumeClaim claim = client.persistentVolumeClaims().inNamespace(plan.namespace()).withName(claimName).get();
+        if (claim != null && !claims.existsById(StatefulSetStore.id(plan.namespace(), claimName))) {
+          claims.save(claimRow(claim, plan.name(), member.ordinal()));
+        }
+      }
+    }
+    for (ControllerRevision revision : client.apps().controllerRevisions().inNamespace(plan.namespace()).list().getItems()) {
+      if (controlledBy(revision, plan.setUid())) {
+        JsonNode template = KubeJson.JSON.valueToTree(revision.getData()).at("/spec/template");
+        if (template instanceof ObjectNode object) {
+          object.remove("$patch");
+          revisions.adopt(plan.namespace(), plan.name(), revision.getMetadata().getName(), revision.getRevision(),
+              KubeJson.JSON.convertValue(object, PodTemplateSpec.class),
+              Labels.annotation(revision.getMetadata(), Labels.CHANGE_CAUSE_ANNOTATION),
+              KubeJson.instant(revision.getMetadata().getCreationTimestamp()));
+        }
+      }
+    }
+  }
+
+  @Override
+  public void forgetRecords(AdoptionPlan plan) {
+    if (sets.get(plan.namespace(), plan.name()).isPresent()) {
+      return; // a set of Ordinal's took the records: they are its own now
+    }
+    for (AdoptionPlan.Member member : plan.pods()) {
+      pods.deleteByIdAndUid(StatefulSetStore.id(plan.namespace(), member.name()), member.uid());
+    }
+    claims.findByNamespaceAndSetNameOrderByName(plan.namespace(), plan.name())
+        .forEach(row -> claims.deleteByIdAndUid(row.id(), row.uid()));
+    revisions.history(plan.namespace(), plan.name()).stream().map(ControllerRevisionRow::id)
+        .forEach(revisionRows::deleteById);
+  }
+
+  @Override
+  public void orphanUpstream(AdoptionPlan plan) {
+    var object = client.apps().statefulSets().inNamespace(plan.namespace()).withName(plan.name());
+    StatefulSet set = object.get();
+    if (set == null || !plan.setUid().equals(set.getMetadata().getUid())) {
+      return; // gone: orphaned by an earlier attempt (or deleted by someone, its pods orphaned or going)
+    }
+    if (set.getMetadata().getDeletionTimestamp() == null) {
+      List<String> refusals = refusals(set, ownedPods(set), plan.revision());
+      if (!refusals.isEmpty()) {
+        throw refused("StatefulSet " + plan.namespace() + "/" + plan.name() + " changed since it was found adoptable: "
+            + String.join("; ", refusals));
+      }
+      client.apps().statefulSets().inNamespace(plan.namespace()).resource(set)
+          .withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN).delete();
+    }
+    Instant deadline = Instant.now().plus(WAIT);
+    while (Instant.now().isBefore(deadline)) {
+      Activity.getExecutionContext().heartbeat(null);
+      StatefulSet left = object.get();
+      if (left == null || !plan.setUid().equals(left.getMetadata().getUid())) {
+        return;
+      }
+      sleep();
+    }
+    throw new IllegalStateException("StatefulSet " + plan.namespace() + "/" + plan.name()
+        + " is still being deleted (the cluster's garbage collector orphans its pods first)");
+  }
+
+  @Override
+  public String createObject(AdoptionPlan plan) {
+    GenericKubernetesResource existing = ordinalObject(plan.namespace(), plan.name());
+    if (existing != null) {
+      if (!plan.setUid().equals(Labels.annotation(existing.getMetadata(), ADOPTED_FROM_ANNOTATION))) {
+        throw refused("an " + ClusterObjects.API_VERSION + " StatefulSet " + plan.namespace() + "/" + plan.name()
+            + " that this adoption did not make exists");
+      }
+      return existing.getMetadata().getUid();
+    }
+    GenericKubernetesResource successor = KubeJson.read(plan.successor(), GenericKubernetesResource.class);
+    try {
+      return client.genericKubernetesResources(ClusterObjects.API_VERSION, ClusterObjects.KIND)
+          .inNamespace(plan.namespace()).resource(successor).create().getMetadata().getUid();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        throw new IllegalStateException("made meanwhile: looked at again", e); // the retry finds it
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public void moveOwnership(AdoptionPlan plan, String objectUid) {
+    OwnerReference owner = new OwnerReferenceBuilder().withApiVersion(ClusterObjects.API_VERSION)
+        .withKind(ClusterObjects.KIND).withName(plan.name()).withUid(objectUid).withController(true)
+        .withBlockOwnerDeletion(true).build();
+    for (AdoptionPlan.Member member : plan.pods()) {
+      Pod pod = client.pods().inNamespace(plan.namespace()).withName(member.name()).get();
+      if (pod == null || !member.uid().equals(pod.getMetadata().getUid())) {
+        continue; // gone since: Ordinal's controller makes it again, as for any pod lost
+      }
+      // A patch of what changed (edit), not a replace: the pod's status may move meanwhile.
+      client.pods().inNamespace(plan.namespace()).withName(member.name())
+          .edit(p -> handedOver(p, ClusterObjects.POD_UID_ANNOTATION, member.uid(), owner));
+    }
+    for (PvcRow row : claims.findByNamespaceAndSetNameOrderByName(plan.namespace(), plan.name())) {
+      PersistentVolumeClaim claim = client.persistentVolumeClaims().inNamespace(plan.namespace()).withName(row.name()).get();
+      if (claim != null && row.uid().equals(claim.getMetadata().getUid())
+          && Labels.annotation(claim.getMetadata(), ClusterObjects.CLAIM_UID_ANNOTATION) == null) {
+        client.persistentVolumeClaims().inNamespace(plan.namespace()).withName(row.name())
+            .edit(c -> handedOver(c, ClusterObjects.CLAIM_UID_ANNOTATION, row.uid(), null));
+      }
+    }
+  }
+
+  @Override
+  public void awaitControlled(AdoptionPlan plan) {
+    Instant deadline = Instant.now().plus(WAIT);
+    String waitingFor = "Ordinal's StatefulSet to be made";
+    while (Instant.now().isBefore(deadline)) {
+      Activity.getExecutionContext().heartbeat(waitingFor);
+      Optional<StatefulSet> set = sets.get(plan.namespace(), plan.name());
+      if (set.isPresent()) {
+        String uid = set.get().getMetadata().getUid();
+        List<String> waiting = plan.pods().stream().filter(member -> pods.findById(StatefulSetStore.id(plan.namespace(),
+                member.name())).filter(row -> row.uid().equals(member.uid()) && PodStore.controlledBy(row, uid)).isEmpty())
+            .map(AdoptionPlan.Member::name).toList();
+        var status = set.get().getStatus();
+        if (waiting.isEmpty() && plan.revision().equals(status.getUpdateRevision())
+            && Objects.equals(status.getObservedGeneration(), set.get().getMetadata().getGeneration())) {
+          return;
+        }
+        waitingFor = waiting.isEmpty() ? "its status" : "its controller to claim " + waiting;
+      }
+      sleep();
+    }
+    throw new IllegalStateException("still waiting for " + waitingFor);
+  }
+
+  /** The pods the set controls (by its uid), as upstream's controller claims them. */
+  private List<Pod> ownedPods(StatefulSet set) {
+    return client.pods().inNamespace(set.getMetadata().getNamespace()).list().getItems().stream()
+        .filter(pod -> controlledBy(pod, set.getMetadata().getUid())).toList();
+  }
+
+  private Optional<StatefulSet> current(AdoptionPlan plan) {
+    return Optional.ofNullable(client.apps().statefulSets().inNamespace(plan.namespace()).withName(plan.name()).get())
+        .filter(set -> plan.setUid().equals(set.getMetadata().getUid()));
+  }
+
+  private GenericKubernetesResource ordinalObject(String namespace, String name) {
+    try {
+      return client.genericKubernetesResources(ClusterObjects.API_VERSION, ClusterObjects.KIND).inNamespace(namespace)
+          .withName(name).get();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        return null; // the definition is not installed yet
+      }
+      throw e;
+    }
+  }
+
+  private static boolean controlledBy(HasMetadata object, String uid) {
+    return Objects.requireNonNullElse(object.getMetadata().getOwnerReferences(), List.<OwnerReference>of()).stream()
+        .anyMatch(ref -> Boolean.TRUE.equals(ref.getController()) && uid.equals(ref.getUid()));
+  }
+
+  private static int collisionCount(StatefulSet set) {
+    return set.getStatus() == null || set.getStatus().getCollisionCount() == null ? 0 : set.getStatus().getCollisionCount();
+  }
+
+  private static int ordinal(Pod pod, String setName) {
+    String name = pod.getMetadata().getName();
+    try {
+      return name.startsWith(setName + "-") ? Integer.parseInt(name.substring(setName.length() + 1)) : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  private static Optional<PodCondition> readyCondition(Pod pod) {
+    return pod.getStatus() == null || pod.getStatus().getConditions() == null ? Optional.empty()
+        : pod.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType())).findFirst();
+  }
+
+  private static boolean ready(Pod pod) {
+    return readyCondition(pod).map(c -> "True".equals(c.getStatus())).orElse(false);
+  }
+
+  private static Map<String, String> withDriver(Map<String, String> annotations) {
+    Map<String, String> with = new LinkedHashMap<>(Objects.requireNonNullElse(annotations, Map.of()));
+    with.put(Labels.DRIVER_ANNOTATION, KubernetesDriver.NAME);
+    return with;
+  }
+
+  /** Ordinal's record of a running pod: what the cluster has, with no owner (the set claims it). */
+  private static PodRow podRow(Pod pod, String setName, int ordinal) {
+    Pod object = KubeJson.copy(pod, Pod.class);
+    object.setStatus(null);
+    stripIdentity(object.getMetadata());
+    var status = pod.getStatus();
+    boolean ready = ready(pod);
+    Instant readySince = ready ? readyCondition(pod).map(PodCondition::getLastTransitionTime).map(KubeJson::instant)
+        .orElse(Instant.now()) : null;
+    String containerStatuses = status.getContainerStatuses() == null || status.getContainerStatuses().isEmpty() ? null
+        : KubeJson.write(status.getContainerStatuses());
+    return new PodRow(StatefulSetStore.id(pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
+        pod.getMetadata().getNamespace(), pod.getMetadata().getName(), setName, ordinal, pod.getMetadata().getUid(),
+        pod.getMetadata().getLabels().get(Labels.REVISION_HASH), KubernetesDriver.NAME, KubeJson.write(object),
+        Objects.requireNonNullElse(status.getPhase(), PodSnapshot.PENDING), ready, readySince,
+        status.getStartTime() == null ? null : KubeJson.instant(status.getStartTime()), null,
+        KubeJson.instant(pod.getMetadata().getCreationTimestamp()), Repositories.VERSION_ASSIGNED_BY_DATABASE,
+        status.getMessage(), status.getPodIP(), containerStatuses);
+  }
+
+  private static PvcRow claimRow(PersistentVolumeClaim claim, String setName, int ordinal) {
+    PersistentVolumeClaim object = KubeJson.copy(claim, PersistentVolumeClaim.class);
+    object.setStatus(null);
+    stripIdentity(object.getMetadata());
+    return new PvcRow(StatefulSetStore.id(claim.getMetadata().getNamespace(), claim.getMetadata().getName()),
+        claim.getMetadata().getNamespace(), claim.getMetadata().getName(), setName, ordinal, claim.getMetadata().getUid(),
+        KubeJson.write(object), KubeJson.instant(claim.getMetadata().getCreationTimestamp()),
+        Repositories.VERSION_ASSIGNED_BY_DATABASE, null);
+  }
+
+  /** What the store keeps of its own (identity, versions, owners: the set's claim adds its own). */
+  private static void stripIdentity(ObjectMeta meta) {
+    meta.setUid(null);
+    meta.setResourceVersion(null);
+    meta.setCreationTimestamp(null);
+    meta.setManagedFields(null);
+    meta.setOwnerReferences(null);
+    meta.setGeneration(null);
+  }
+
+  /** The object marked as Ordinal's record {@code uid}, controlled by {@code owner} (if any; other owners kept). */
+  private static <T extends HasMetadata> T handedOver(T object, String uidAnnotation, String uid, OwnerReference owner) {
+    ObjectMeta meta = object.getMetadata();
+    Map<String, String> annotations = new LinkedHashMap<>(Objects.requireNonNullElse(meta.getAnnotations(), Map.of()));
+    annotations.put(uidAnnotation, uid);
+    meta.setAnnotations(annotations);
+    if (owner != null) {
+      List<OwnerReference> owners = new ArrayList<>(Objects.requireNonNullElse(meta.getOwnerReferences(), List.of()));
+      owners.removeIf(ref -> Boolean.TRUE.equals(ref.getController()) || owner.getUid().equals(ref.getUid()));
+      owners.add(owner);
+      meta.setOwnerReferences(owners);
+    }
+    return object;
+  }
+
+  private static ApplicationFailure refused(String why) {
+    return ApplicationFailure.newNonRetryableFailure(why, REFUSED);
+  }
+
+  private static void sleep() {
+    try {
+      Thread.sleep(500);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}
