@@ -128,7 +128,7 @@ public final class GoJson {
           if (i > 0) {
             out.append(',');
           }
-          string(entries.get(i).getKey(), out);
+          quote(entries.get(i).getKey(), out);
           out.append(':');
           write(entries.get(i).getValue(), out);
         }
@@ -144,7 +144,7 @@ public final class GoJson {
         }
         out.append(']');
       }
-      case STRING -> string(value.asText(), out);
+      case STRING -> quote(value.asText(), out);
       case NUMBER -> out.append(float64(value.decimalValue()));
       case BOOLEAN -> out.append(value.asBoolean());
       default -> out.append("null");
@@ -171,7 +171,7 @@ public final class GoJson {
   }
 
   /** encoding/json's string escaping with its default HTML escaping. */
-  private static void string(String text, StringBuilder out) {
+  public static void quote(String text, StringBuilder out) {
     out.append('"');
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

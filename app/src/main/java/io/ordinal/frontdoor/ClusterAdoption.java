@@ -96,8 +96,12 @@ public class ClusterAdoption implements AdoptionActivities {
     List<Pod> owned = ownedPods(set);
     List<String> refusals = new ArrayList<>(refusals(set, owned,
         RevisionStore.revisionName(name, set.getSpec().getTemplate(), collisionCount(set))));
-    StatefulSet asOrdinals = StatefulSetDefaults.apply(KubeJson.copy(set, StatefulSet.class));
-    asOrdinals.getMetadata().setAnnotations(withDriver(set.getMetadata().getAnnotations()));
+    // What the front door will write into Ordinal for the successor, checked now, before anything changes.
+    GenericKubernetesResource successor = successor(set);
+    GenericKubernetesResource asCreated = KubeJson.copy(successor, GenericKubernetesResource.class);
+    asCreated.getMetadata().setUid(set.getMetadata().getUid());
+    asCreated.getMetadata().setGeneration(1L);
+    StatefulSet asOrdinals = StatefulSetDefaults.apply(ClusterFrontDoor.toStatefulSet(asCreated));
     StatefulSetValidation.validateCreate(asOrdinals, drivers).stream().map(FieldError::describe)
         .map(error -> "Ordinal does not accept its spec: " + error).forEach(refusals::add);
     if (!refusals.isEmpty()) {
@@ -108,7 +112,7 @@ public class ClusterAdoption implements AdoptionActivities {
         .map(pod -> new AdoptionPlan.Member(pod.getMetadata().getName(), ordinal(pod, name), pod.getMetadata().getUid()))
         .sorted(Comparator.comparingInt(AdoptionPlan.Member::ordinal)).toList();
     return new AdoptionPlan(namespace, name, set.getMetadata().getUid(), set.getStatus().getUpdateRevision(), members,
-        KubeJson.write(successor(set)));
+        KubeJson.write(successor));
   }
 
   /** The apps.ordinal.io object that takes {@code set}'s place: its labels, annotations and spec. */
@@ -381,12 +385,6 @@ public class ClusterAdoption implements AdoptionActivities {
 
   private static boolean ready(Pod pod) {
     return readyCondition(pod).map(c -> "True".equals(c.getStatus())).orElse(false);
-  }
-
-  private static Map<String, String> withDriver(Map<String, String> annotations) {
-    Map<String, String> with = new LinkedHashMap<>(Objects.requireNonNullElse(annotations, Map.of()));
-    with.put(Labels.DRIVER_ANNOTATION, KubernetesDriver.NAME);
-    return with;
   }
 
   /** Ordinal's record of a running pod: what the cluster has, with no owner (the set claims it). */

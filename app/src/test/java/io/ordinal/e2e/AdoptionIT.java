@@ -28,10 +28,7 @@ class AdoptionIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = ControlPlane.start();
-    ordinal = new OrdinalService("adoption", Map.of("ORDINAL_KUBERNETES_ENABLED", "true",
-        "ORDINAL_KUBERNETES_KUBECONFIG", cluster.kubeconfig().toString()));
-    ordinal.start();
-    kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/statefulsets.apps.ordinal.io");
+    ordinal = cluster.startOrdinal("adoption");
   }
 
   @AfterAll

@@ -61,6 +61,18 @@ final class ControlPlane implements AutoCloseable {
     run("restart", dir.toString(), component);
   }
 
+  /**
+   * A service of its own that runs this cluster's {@code apps.ordinal.io} StatefulSets (the front door,
+   * the kubernetes driver), started, with the CustomResourceDefinition it installs established.
+   */
+  OrdinalService startOrdinal(String name) throws Exception {
+    OrdinalService ordinal = new OrdinalService(name, Map.of("ORDINAL_KUBERNETES_ENABLED", "true",
+        "ORDINAL_KUBERNETES_KUBECONFIG", kubeconfig().toString()));
+    ordinal.start();
+    kubectl.run("wait", "--for=condition=Established", "--timeout=60s", "crd/statefulsets.apps.ordinal.io").ok();
+    return ordinal;
+  }
+
   /** kubectl as the cluster's admin. */
   Kubectl kubectl() {
     return kubectl;

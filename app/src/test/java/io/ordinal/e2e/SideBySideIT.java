@@ -39,10 +39,7 @@ class SideBySideIT {
   @BeforeAll
   static void start() throws Exception {
     cluster = ControlPlane.start();
-    ordinal = new OrdinalService("side-by-side", Map.of("ORDINAL_KUBERNETES_ENABLED", "true",
-        "ORDINAL_KUBERNETES_KUBECONFIG", cluster.kubeconfig().toString()));
-    ordinal.start();
-    kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/statefulsets.apps.ordinal.io");
+    ordinal = cluster.startOrdinal("side-by-side");
   }
 
   @AfterAll

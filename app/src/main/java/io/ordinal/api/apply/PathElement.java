@@ -3,6 +3,7 @@ package io.ordinal.api.apply;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ordinal.store.KubeJson;
+import io.ordinal.kube.GoJson;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -139,7 +140,7 @@ sealed interface PathElement extends Comparable<PathElement> {
           if (i > 0) {
             out.append(',');
           }
-          Values.quote(field.name(), out);
+          GoJson.quote(field.name(), out);
           out.append(':').append(Values.goJson(field.value()));
         }
         yield out.append('}').toString();

@@ -2,6 +2,8 @@ package io.ordinal.api.apply;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.ordinal.kube.GoJson;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -116,63 +118,7 @@ final class Values {
 
   /** JSON text as Go's encoding/json writes it: object keys sorted, HTML characters escaped. */
   static String goJson(JsonNode value) {
-    StringBuilder out = new StringBuilder();
-    writeGoJson(value, out);
-    return out.toString();
-  }
-
-  private static void writeGoJson(JsonNode value, StringBuilder out) {
-    switch (value.getNodeType()) {
-      case OBJECT -> {
-        out.append('{');
-        boolean first = true;
-        for (String key : sortedKeys(value)) {
-          if (!first) {
-            out.append(',');
-          }
-          first = false;
-          quote(key, out);
-          out.append(':');
-          writeGoJson(value.get(key), out);
-        }
-        out.append('}');
-      }
-      case ARRAY -> {
-        out.append('[');
-        for (int i = 0; i < value.size(); i++) {
-          if (i > 0) {
-            out.append(',');
-          }
-          writeGoJson(value.get(i), out);
-        }
-        out.append(']');
-      }
-      case STRING -> quote(value.asText(), out);
-      default -> out.append(value.toString());
-    }
-  }
-
-  static void quote(String s, StringBuilder out) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        case '<', '>', '&', '\u2028', '\u2029' -> out.append(String.format("\\u%04x", (int) c));
-        default -> {
-          if (c < 0x20) {
-            out.append(String.format("\\u%04x", (int) c));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
+    return new String(GoJson.marshal(value), StandardCharsets.UTF_8);
   }
 
   /** A string as Go's {@code %q} writes it (conflict messages, paths): quoted, with Go's escapes. */
