@@ -29,6 +29,11 @@ public final class GoJson {
    * leaves out is gone, and quantities are in their canonical form. {@code value} is not changed.
    */
   public static ObjectNode decodeEncode(JsonNode value, String type) {
+    return decodeEncode(value, type, false);
+  }
+
+  /** As {@link #decodeEncode(JsonNode, String)}; with {@code keepUnknown} fields Go does not know stay as they are. */
+  private static ObjectNode decodeEncode(JsonNode value, String type, boolean keepUnknown) {
     ObjectNode out = NODES.objectNode();
     for (GoTypes.Field field : GoTypes.fields(type)) {
       JsonNode given = value == null ? null : value.get(field.name());
@@ -38,10 +43,17 @@ public final class GoJson {
         }
         continue;
       }
-      JsonNode written = field(given, field);
+      JsonNode written = field(given, field, keepUnknown);
       if (!omitted(written, field)) {
         out.set(field.name(), written);
       }
+    }
+    if (keepUnknown && value != null) {
+      value.properties().forEach(entry -> {
+        if (GoTypes.fields(type).stream().noneMatch(f -> f.name().equals(entry.getKey()))) {
+          out.set(entry.getKey(), entry.getValue().deepCopy());
+        }
+      });
     }
     return out;
   }
@@ -49,20 +61,21 @@ public final class GoJson {
   /**
    * Whether two values of the Go struct {@code type} are the same once read into it: an absent field
    * and its zero, "0.5" and "500m", an empty list and none, are. What a GET wrote, PUT back, is what
-   * was stored.
+   * was stored. Fields Go does not know (Ordinal's own, such as a rolling update's {@code paused})
+   * are compared as they are.
    */
   public static boolean same(JsonNode a, JsonNode b, String type) {
-    return decodeEncode(a, type).equals(decodeEncode(b, type));
+    return decodeEncode(a, type, true).equals(decodeEncode(b, type, true));
   }
 
-  private static JsonNode field(JsonNode given, GoTypes.Field field) {
+  private static JsonNode field(JsonNode given, GoTypes.Field field, boolean keepUnknown) {
     switch (field.shape()) {
       case "list" -> {
         if (!given.isArray()) {
           return given.deepCopy();
         }
         ArrayNode out = NODES.arrayNode();
-        given.forEach(element -> out.add(element(element, field)));
+        given.forEach(element -> out.add(element(element, field, keepUnknown)));
         return out;
       }
       case "map" -> {
@@ -70,18 +83,18 @@ public final class GoJson {
           return given.deepCopy();
         }
         ObjectNode out = NODES.objectNode();
-        given.properties().forEach(entry -> out.set(entry.getKey(), element(entry.getValue(), field)));
+        given.properties().forEach(entry -> out.set(entry.getKey(), element(entry.getValue(), field, keepUnknown)));
         return out;
       }
       default -> {
-        return element(given, field);
+        return element(given, field, keepUnknown);
       }
     }
   }
 
-  private static JsonNode element(JsonNode given, GoTypes.Field field) {
+  private static JsonNode element(JsonNode given, GoTypes.Field field, boolean keepUnknown) {
     if (field.type() != null && (given.isObject() || given.isNull())) {
-      return decodeEncode(given, field.type());
+      return decodeEncode(given, field.type(), keepUnknown);
     }
     if (QUANTITY.equals(field.codec()) && (given.isTextual() || given.isNumber())) {
       String written = given.isTextual() ? given.asText() : given.decimalValue().toPlainString();
