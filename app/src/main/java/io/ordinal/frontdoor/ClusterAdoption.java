@@ -21,7 +21,7 @@ import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.cluster.ClusterObjects;
 import io.ordinal.cluster.KubernetesDriver;
-import io.ordinal.kube.Drivers;
+import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.StatefulSetFields;
@@ -70,10 +70,10 @@ public class ClusterAdoption implements AdoptionActivities {
   private final Repositories.Pvcs claims;
   private final Repositories.ControllerRevisions revisionRows;
   private final RevisionStore revisions;
-  private final Drivers drivers;
+  private final DriverRegistry drivers;
 
   public ClusterAdoption(KubernetesClient client, StatefulSetStore sets, PodStore podStore, Repositories.Pods pods,
-      Repositories.Pvcs claims, Repositories.ControllerRevisions revisionRows, RevisionStore revisions, Drivers drivers) {
+      Repositories.Pvcs claims, Repositories.ControllerRevisions revisionRows, RevisionStore revisions, DriverRegistry drivers) {
     this.client = client;
     this.sets = sets;
     this.podStore = podStore;
@@ -102,7 +102,7 @@ public class ClusterAdoption implements AdoptionActivities {
     asCreated.getMetadata().setUid(set.getMetadata().getUid());
     asCreated.getMetadata().setGeneration(1L);
     StatefulSet asOrdinals = StatefulSetDefaults.apply(ClusterFrontDoor.toStatefulSet(asCreated));
-    StatefulSetValidation.validateCreate(asOrdinals, drivers).stream().map(FieldError::describe)
+    StatefulSetValidation.validateCreate(asOrdinals, drivers.policy()).stream().map(FieldError::describe)
         .map(error -> "Ordinal does not accept its spec: " + error).forEach(refusals::add);
     if (!refusals.isEmpty()) {
       throw refused("StatefulSet " + namespace + "/" + name + " cannot be adopted without restarting a pod: "
