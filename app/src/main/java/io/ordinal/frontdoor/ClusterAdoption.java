@@ -48,6 +48,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Taking over a running apps/v1 StatefulSet of the cluster (the steps of AdoptionWorkflow): Ordinal
@@ -102,8 +103,9 @@ public class ClusterAdoption implements AdoptionActivities {
     asCreated.getMetadata().setUid(set.getMetadata().getUid());
     asCreated.getMetadata().setGeneration(1L);
     StatefulSet asOrdinals = StatefulSetDefaults.apply(ClusterFrontDoor.toStatefulSet(asCreated));
-    StatefulSetValidation.validateCreate(asOrdinals, drivers.policy()).stream().map(FieldError::describe)
-        .map(error -> "Ordinal does not accept its spec: " + error).forEach(refusals::add);
+    Stream.concat(ClusterFrontDoor.driverErrors(successor.getMetadata()).stream(),
+            StatefulSetValidation.validateCreate(asOrdinals, drivers.policy()).stream())
+        .map(error -> "Ordinal does not accept it: " + error.describe()).forEach(refusals::add);
     if (!refusals.isEmpty()) {
       throw refused("StatefulSet " + namespace + "/" + name + " cannot be adopted without restarting a pod: "
           + String.join("; ", refusals));
@@ -320,6 +322,13 @@ public class ClusterAdoption implements AdoptionActivities {
     while (Instant.now().isBefore(deadline)) {
       Activity.getExecutionContext().heartbeat(waitingFor);
       Optional<StatefulSet> set = sets.get(plan.namespace(), plan.name());
+      if (set.isEmpty()) {
+        refusedByTheFrontDoor(plan).ifPresent(why -> {
+          throw refused("the " + ClusterObjects.API_VERSION + " StatefulSet " + plan.namespace() + "/" + plan.name()
+              + " that took the pods over was refused (" + why + "): they run without a controller until it is "
+              + "corrected, and then it takes them over as they are");
+        });
+      }
       if (set.isPresent()) {
         String uid = set.get().getMetadata().getUid();
         List<String> waiting = plan.pods().stream().filter(member -> pods.findById(StatefulSetStore.id(plan.namespace(),
@@ -335,6 +344,21 @@ public class ClusterAdoption implements AdoptionActivities {
       sleep();
     }
     throw new IllegalStateException("still waiting for " + waitingFor);
+  }
+
+  /** The message of the object's Accepted condition when it is False: the front door would not mirror it. */
+  private Optional<String> refusedByTheFrontDoor(AdoptionPlan plan) {
+    GenericKubernetesResource object = ordinalObject(plan.namespace(), plan.name());
+    JsonNode conditions = object == null ? null : KubeJson.JSON.valueToTree(object).at("/status/conditions");
+    if (conditions == null) {
+      return Optional.empty();
+    }
+    for (JsonNode condition : conditions) {
+      if (ClusterFrontDoor.ACCEPTED.equals(condition.path("type").asText()) && "False".equals(condition.path("status").asText())) {
+        return Optional.of(condition.path("message").asText());
+      }
+    }
+    return Optional.empty();
   }
 
   /** The pods the set controls (by its uid), as upstream's controller claims them. */

@@ -227,10 +227,9 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
    * service account's rights.
    */
   private StatefulSet write(GenericKubernetesResource object, Optional<StatefulSet> mirrored) {
-    String driver = Labels.annotation(object.getMetadata(), Labels.DRIVER_ANNOTATION);
-    if (driver != null && !driver.equals(KubernetesDriver.NAME)) {
-      throw ApiException.invalid(ClusterObjects.GROUP, ClusterObjects.KIND, object.getMetadata().getName(), List.of(
-          FieldError.notSupported("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]", driver, KubernetesDriver.NAME)));
+    List<FieldError> driverErrors = driverErrors(object.getMetadata());
+    if (!driverErrors.isEmpty()) {
+      throw ApiException.invalid(ClusterObjects.GROUP, ClusterObjects.KIND, object.getMetadata().getName(), driverErrors);
     }
     StatefulSet desired = toStatefulSet(object);
     if (mirrored.isEmpty()) {
@@ -287,6 +286,14 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
       }
       // The object changed meanwhile: the watch brings it, and its newer generation wins.
     }
+  }
+
+  /** A cluster's set may name no driver but the kubernetes one (see {@link #write}). */
+  static List<FieldError> driverErrors(ObjectMeta meta) {
+    String driver = Labels.annotation(meta, Labels.DRIVER_ANNOTATION);
+    return driver == null || driver.equals(KubernetesDriver.NAME) ? List.of()
+        : List.of(FieldError.notSupported("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]", driver,
+            KubernetesDriver.NAME));
   }
 
   /** The object as an apps/v1 StatefulSet of Ordinal's: the same spec, labels and annotations. */

@@ -56,6 +56,7 @@ class AdoptionIT {
       cluster.persistentVolume(ns + "-www-" + i, "1Gi");
     }
     ObjectNode set = Manifests.web("web", replicas, 0, Map.of());
+    ((ObjectNode) set.get("metadata")).remove("annotations"); // the example names Ordinal's sim driver
     ((ObjectNode) set.at("/spec/volumeClaimTemplates/0/spec")).put("storageClassName", "standard");
     cluster.kubectl().run(KubeJson.write(set), Map.of(), "-n", ns, "apply", "-f", "-").ok();
     kubectl("-n", ns, "rollout", "status", "statefulset/web", "--timeout=120s");
