@@ -20,8 +20,11 @@ public record RequestAttributes(boolean resourceRequest, String verb, String pat
 
   private static final Set<String> LIST_VERBS_FALSE = Set.of("false", "0");
   /** {@code POST .../statefulsets/{name}/rollout/{action}}: the action is the verb. */
-  /** Adopt (taking over a cluster's apps/v1 set) is granted by no default role but cluster-admin. */
-  private static final Set<String> ROLLOUT_ACTIONS = Set.of("pause", "resume", "restart", "undo", "adopt");
+  /**
+   * Adopt and release (taking a cluster's apps/v1 set over, handing it back) are granted by no
+   * default role but cluster-admin.
+   */
+  private static final Set<String> ROLLOUT_ACTIONS = Set.of("pause", "resume", "restart", "undo", "adopt", "release");
 
   private static final String ATTRIBUTE = "ordinal.requestAttributes";
 

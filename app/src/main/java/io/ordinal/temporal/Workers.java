@@ -8,6 +8,8 @@ import io.ordinal.node.ThisNode;
 import io.ordinal.workflow.AdoptionActivities;
 import io.ordinal.workflow.AdoptionWorkflowImpl;
 import io.ordinal.workflow.OperationWorkflowImpl;
+import io.ordinal.workflow.ReleaseActivities;
+import io.ordinal.workflow.ReleaseWorkflowImpl;
 import io.ordinal.workflow.OrdinalSearchAttributes;
 import io.ordinal.workflow.StatefulSetControllerWorkflow;
 import io.ordinal.workflow.StatefulSetControllerWorkflowImpl;
@@ -44,13 +46,15 @@ public class Workers {
   private final HookActivitiesImpl hookActivities;
   private final ThisNode node;
 
-  /** Where Ordinal runs a cluster: the steps of adopting its apps/v1 sets (the front door's); else null. */
+  /** Where Ordinal runs a cluster: the steps of adopting its apps/v1 sets and handing them back; else null. */
   private final AdoptionActivities adoption;
+  private final ReleaseActivities release;
 
   public Workers(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client, SetActivitiesImpl setActivities,
       PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities, ThisNode node,
-      @Nullable AdoptionActivities adoption) {
+      @Nullable AdoptionActivities adoption, @Nullable ReleaseActivities release) {
     this.adoption = adoption;
+    this.release = release;
     this.factory = factory;
     this.stubs = stubs;
     this.client = client;
@@ -86,10 +90,10 @@ public class Workers {
     Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE,
         WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class,
-        AdoptionWorkflowImpl.class);
+        AdoptionWorkflowImpl.class, ReleaseWorkflowImpl.class);
     worker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
-    if (adoption != null) {
-      worker.registerActivitiesImplementations(adoption);
+    if (adoption != null && release != null) {
+      worker.registerActivitiesImplementations(adoption, release);
     }
     Worker nodeWorker = factory.newWorker(node.taskQueue(), WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
     nodeWorker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);

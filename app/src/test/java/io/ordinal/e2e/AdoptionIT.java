@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * On the real control plane (pods run by KWOK): a running apps/v1 StatefulSet, made and run by
  * upstream's controller, taken over by Ordinal (POST .../rollout/adopt, as {@code kubectl ordinal
  * adopt}) with no pod deleted or created and no claim touched, as a watch of its pods from before the
- * adoption to after sees; then Ordinal runs it (a scale adds the next pod). A set whose rollout is
- * under way is refused, with the reason, and left as it was.
+ * adoption to after sees; then Ordinal runs it (a scale adds the next pod); then it is handed back
+ * (.../rollout/release) to upstream's controller, which reports it current, again with no pod
+ * replaced. A set whose rollout is under way is refused, with the reason, and left as it was.
  */
 class AdoptionIT {
   private static ControlPlane cluster;
@@ -112,6 +113,24 @@ class AdoptionIT {
       assertEquals(6, seen.size(), "one incarnation per pod: " + seen);
       seen.forEach(s -> assertEquals(0, s.deleted(), "web-" + s.ordinal() + " was deleted"));
       before.forEach((ordinal, s) -> assertTrue(watch.uids().contains(s.uid()), "web-" + ordinal + " kept"));
+
+      // Released back: upstream's controller takes the same six pods and reports the set current.
+      Map<String, String> pods = uids(ns, "pods");
+      Api.Reply released = ordinal.api().post(Paths.set(ns, "web") + "/rollout/release", "application/json", "{}");
+      assertEquals(200, released.code(), released.body());
+      JsonNode upstream = json("-n", ns, "get", "statefulset.apps/web", "-o", "json");
+      assertEquals(revision, upstream.at("/status/currentRevision").asText(), upstream.toString());
+      assertEquals(revision, upstream.at("/status/updateRevision").asText(), upstream.toString());
+      assertEquals(6, upstream.at("/status/readyReplicas").asInt(), upstream.toString());
+      for (JsonNode pod : json("-n", ns, "get", "pods", "-o", "json").path("items")) {
+        assertEquals(upstream.at("/metadata/uid").asText(), pod.at("/metadata/ownerReferences/0/uid").asText(), pod.toString());
+        assertTrue(pod.at("/metadata/annotations/ordinal.io~1pod-uid").isMissingNode(), "no longer Ordinal's: " + pod);
+      }
+      assertEquals(pods, uids(ns, "pods"), "the same pods");
+      assertEquals("", kubectl("-n", ns, "get", "statefulsets.apps.ordinal.io", "--ignore-not-found", "-o", "name").trim());
+      assertEquals(404, ordinal.api().get(Paths.set(ns, "web")).code());
+      assertEquals(6, watch.seen().size(), "no pod was replaced: " + watch.seen());
+      watch.seen().forEach(s -> assertEquals(0, s.deleted(), "web-" + s.ordinal() + " was deleted"));
     }
   }
 
