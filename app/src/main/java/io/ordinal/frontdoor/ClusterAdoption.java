@@ -72,9 +72,12 @@ public class ClusterAdoption implements AdoptionActivities {
   private final Repositories.ControllerRevisions revisionRows;
   private final RevisionStore revisions;
   private final DriverRegistry drivers;
+  private final OperationSteps steps;
 
   public ClusterAdoption(KubernetesClient client, StatefulSetStore sets, PodStore podStore, Repositories.Pods pods,
-      Repositories.Pvcs claims, Repositories.ControllerRevisions revisionRows, RevisionStore revisions, DriverRegistry drivers) {
+      Repositories.Pvcs claims, Repositories.ControllerRevisions revisionRows, RevisionStore revisions, DriverRegistry drivers,
+      OperationSteps steps) {
+    this.steps = steps;
     this.client = client;
     this.sets = sets;
     this.podStore = podStore;
@@ -87,6 +90,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   @Override
   public AdoptionPlan plan(String namespace, String name) {
+    steps.begin("adoption", namespace, name, "plan");
     StatefulSet set = client.apps().statefulSets().inNamespace(namespace).withName(name).get();
     if (set == null) {
       throw refused("there is no apps/v1 StatefulSet " + namespace + "/" + name + " in the cluster");
@@ -193,6 +197,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   @Override
   public void importRecords(AdoptionPlan plan) {
+    steps.begin("adoption", plan.namespace(), plan.name(), "importRecords");
     StatefulSet set = current(plan).orElseThrow(() -> refused("StatefulSet " + plan.namespace() + "/" + plan.name()
         + " is gone or was replaced since it was found adoptable"));
     for (AdoptionPlan.Member member : plan.pods()) {
@@ -228,6 +233,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   @Override
   public void forgetRecords(AdoptionPlan plan) {
+    steps.begin("adoption", plan.namespace(), plan.name(), "forgetRecords");
     if (sets.get(plan.namespace(), plan.name()).isPresent()) {
       return; // a set of Ordinal's took the records: they are its own now
     }
@@ -242,6 +248,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   @Override
   public void orphanUpstream(AdoptionPlan plan) {
+    steps.begin("adoption", plan.namespace(), plan.name(), "orphanUpstream");
     var object = client.apps().statefulSets().inNamespace(plan.namespace()).withName(plan.name());
     StatefulSet set = object.get();
     if (set == null || !plan.setUid().equals(set.getMetadata().getUid())) {
@@ -271,6 +278,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   @Override
   public String createObject(AdoptionPlan plan) {
+    steps.begin("adoption", plan.namespace(), plan.name(), "createObject");
     GenericKubernetesResource existing = ordinalObject(plan.namespace(), plan.name());
     if (existing != null) {
       if (!plan.setUid().equals(Labels.annotation(existing.getMetadata(), ADOPTED_FROM_ANNOTATION))) {
@@ -293,6 +301,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   @Override
   public void moveOwnership(AdoptionPlan plan, String objectUid) {
+    steps.begin("adoption", plan.namespace(), plan.name(), "moveOwnership");
     OwnerReference owner = new OwnerReferenceBuilder().withApiVersion(ClusterObjects.API_VERSION)
         .withKind(ClusterObjects.KIND).withName(plan.name()).withUid(objectUid).withController(true)
         .withBlockOwnerDeletion(true).build();
@@ -317,6 +326,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   @Override
   public void awaitControlled(AdoptionPlan plan) {
+    steps.begin("adoption", plan.namespace(), plan.name(), "awaitControlled");
     Instant deadline = Instant.now().plus(WAIT);
     String waitingFor = "Ordinal's StatefulSet to be made";
     while (Instant.now().isBefore(deadline)) {

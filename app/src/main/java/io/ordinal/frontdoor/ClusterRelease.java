@@ -66,9 +66,11 @@ public class ClusterRelease implements ReleaseActivities {
   private final Repositories.Pods pods;
   private final Repositories.Pvcs claims;
   private final RevisionStore revisions;
+  private final OperationSteps steps;
 
   public ClusterRelease(KubernetesClient client, StatefulSetStore sets, PodStore podStore, Repositories.Pods pods,
-      Repositories.Pvcs claims, RevisionStore revisions) {
+      Repositories.Pvcs claims, RevisionStore revisions, OperationSteps steps) {
+    this.steps = steps;
     this.client = client;
     this.sets = sets;
     this.podStore = podStore;
@@ -79,6 +81,7 @@ public class ClusterRelease implements ReleaseActivities {
 
   @Override
   public ReleasePlan planRelease(String namespace, String name) {
+    steps.begin("release", namespace, name, "planRelease");
     StatefulSet set = sets.get(namespace, name).orElseThrow(() -> refused("Ordinal has no StatefulSet " + namespace
         + "/" + name));
     Optional<String> objectUid = ClusterObjects.clusterUid(set);
@@ -162,6 +165,7 @@ public class ClusterRelease implements ReleaseActivities {
 
   @Override
   public void writeRevisions(ReleasePlan plan) {
+    steps.begin("release", plan.namespace(), plan.name(), "writeRevisions");
     var cluster = client.apps().controllerRevisions().inNamespace(plan.namespace());
     for (ControllerRevision revision : revisions.list(plan.namespace())) {
       String owner = revision.getMetadata().getOwnerReferences() == null ? null
@@ -194,6 +198,7 @@ public class ClusterRelease implements ReleaseActivities {
 
   @Override
   public void orphanOrdinal(ReleasePlan plan) {
+    steps.begin("release", plan.namespace(), plan.name(), "orphanOrdinal");
     var objects = client.genericKubernetesResources(ClusterObjects.API_VERSION, ClusterObjects.KIND)
         .inNamespace(plan.namespace());
     GenericKubernetesResource object = objects.withName(plan.name()).get();
@@ -223,6 +228,7 @@ public class ClusterRelease implements ReleaseActivities {
 
   @Override
   public void detach(ReleasePlan plan) {
+    steps.begin("release", plan.namespace(), plan.name(), "detach");
     // First the marks, so that the kubernetes driver stops taking the pods for its own; then the records.
     for (AdoptionPlan.Member member : plan.pods()) {
       Pod pod = client.pods().inNamespace(plan.namespace()).withName(member.name()).get();
@@ -248,6 +254,7 @@ public class ClusterRelease implements ReleaseActivities {
 
   @Override
   public String createUpstream(ReleasePlan plan) {
+    steps.begin("release", plan.namespace(), plan.name(), "createUpstream");
     var objects = client.apps().statefulSets().inNamespace(plan.namespace());
     StatefulSet existing = objects.withName(plan.name()).get();
     if (existing != null) {
@@ -262,6 +269,7 @@ public class ClusterRelease implements ReleaseActivities {
 
   @Override
   public void awaitUpstream(ReleasePlan plan, String uid) {
+    steps.begin("release", plan.namespace(), plan.name(), "awaitUpstream");
     Instant deadline = Instant.now().plus(WAIT);
     String waitingFor = "the apps/v1 StatefulSet";
     while (Instant.now().isBefore(deadline)) {

@@ -66,8 +66,15 @@ final class ControlPlane implements AutoCloseable {
    * the kubernetes driver), started, with the CustomResourceDefinition it installs established.
    */
   OrdinalService startOrdinal(String name) throws Exception {
-    OrdinalService ordinal = new OrdinalService(name, Map.of("ORDINAL_KUBERNETES_ENABLED", "true",
-        "ORDINAL_KUBERNETES_KUBECONFIG", kubeconfig().toString()));
+    return startOrdinal(name, Map.of());
+  }
+
+  /** The same, with more settings. */
+  OrdinalService startOrdinal(String name, Map<String, String> settings) throws Exception {
+    Map<String, String> env = new LinkedHashMap<>(settings);
+    env.put("ORDINAL_KUBERNETES_ENABLED", "true");
+    env.put("ORDINAL_KUBERNETES_KUBECONFIG", kubeconfig().toString());
+    OrdinalService ordinal = new OrdinalService(name, env);
     ordinal.start();
     kubectl.run("wait", "--for=condition=Established", "--timeout=60s", "crd/statefulsets.apps.ordinal.io").ok();
     return ordinal;

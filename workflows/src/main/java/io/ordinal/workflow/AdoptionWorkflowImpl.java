@@ -18,6 +18,8 @@ public class AdoptionWorkflowImpl implements AdoptionWorkflow {
     return Workflow.newActivityStub(AdoptionActivities.class, ActivityOptions.newBuilder()
         .setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE)
         .setStartToCloseTimeout(timeout)
+        // A step of an instance that died is retried by another within seconds (every wait heartbeats).
+        .setHeartbeatTimeout(Duration.ofSeconds(10))
         .setRetryOptions(RetryOptions.newBuilder(RETRIES).setMaximumAttempts(attempts).build())
         .build());
   }

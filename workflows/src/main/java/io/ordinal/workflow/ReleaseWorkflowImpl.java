@@ -12,6 +12,8 @@ public class ReleaseWorkflowImpl implements ReleaseWorkflow {
     return Workflow.newActivityStub(ReleaseActivities.class, ActivityOptions.newBuilder()
         .setTaskQueue(StatefulSetControllerWorkflow.TASK_QUEUE)
         .setStartToCloseTimeout(timeout)
+        // A step of an instance that died is retried by another within seconds (every wait heartbeats).
+        .setHeartbeatTimeout(Duration.ofSeconds(10))
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofMillis(500))
             .setMaximumInterval(Duration.ofSeconds(10))

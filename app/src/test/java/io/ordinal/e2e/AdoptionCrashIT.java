@@ -1,0 +1,154 @@
+package io.ordinal.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.store.KubeJson;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An adoption, then a release, with Ordinal killed (SIGKILL) inside each of their steps and started
+ * again: each resumes where it was (Temporal) and ends as an uninterrupted one does, with no pod of
+ * the set deleted or created, as a watch from before the adoption to after the release sees. The
+ * service pauses 3 s at the start of each step (ordinal.adoption.step-pause) so that the kill lands
+ * inside it; its log says which step has begun.
+ */
+class AdoptionCrashIT {
+  private static final String NS = "crash";
+  private static final List<String> ADOPTION = List.of("plan", "importRecords", "orphanUpstream", "createObject",
+      "moveOwnership", "awaitControlled");
+  private static final List<String> RELEASE = List.of("planRelease", "writeRevisions", "orphanOrdinal", "detach",
+      "createUpstream", "awaitUpstream");
+
+  @Test
+  void anAdoptionAndAReleaseKilledInEachStepResumeAndRestartNoPod() throws Exception {
+    try (ControlPlane cluster = ControlPlane.start();
+         OrdinalService ordinal = cluster.startOrdinal("adoption-crash", Map.of("ORDINAL_ADOPTION_STEP_PAUSE", "3s"))) {
+      Kubectl kubectl = cluster.kubectl();
+      kubectl.run("create", "namespace", NS).ok();
+      for (int i = 0; i < 3; i++) {
+        cluster.persistentVolume(NS + "-www-" + i, "1Gi");
+      }
+      ObjectNode set = Manifests.web("web", 3, 0, Map.of());
+      ((ObjectNode) set.get("metadata")).remove("annotations");
+      ((ObjectNode) set.at("/spec/volumeClaimTemplates/0/spec")).put("storageClassName", "standard");
+      kubectl.run(KubeJson.write(set), Map.of(), "-n", NS, "apply", "-f", "-").ok();
+      kubectl.run("-n", NS, "rollout", "status", "statefulset/web", "--timeout=120s").ok();
+      String revision = json(kubectl, "get", "statefulset.apps/web").at("/status/updateRevision").asText();
+      Map<String, String> claims = uids(kubectl, "pvc");
+
+      try (PodWatch watch = new PodWatch(kubectl, NS, "web")) {
+        watch.awaitReady(3, Set.of());
+        Map<String, String> pods = uids(kubectl, "pods");
+
+        killedInEachStep(ordinal, "adoption", ADOPTION, "adopt");
+        awaitJson(kubectl, "pods", items -> allOwnedBy(items, "apps.ordinal.io/v1"));
+        JsonNode ours = ordinal.api().await(Paths.set(NS, "web"), Duration.ofSeconds(90),
+            r -> r.code() == 200 && r.json().at("/status/readyReplicas").asInt() == 3);
+        assertEquals(revision, ours.at("/status/updateRevision").asText(), ours.toString());
+        assertEquals(pods, uids(kubectl, "pods"), "the same pods, under Ordinal");
+        assertEquals(claims, uids(kubectl, "pvc"), "the same claims");
+
+        killedInEachStep(ordinal, "release", RELEASE, "release");
+        awaitJson(kubectl, "pods", items -> allOwnedBy(items, "apps/v1"));
+        JsonNode upstream = awaitJsonObject(kubectl, "statefulset.apps/web",
+            s -> s.at("/status/currentRevision").asText().equals(revision) && s.at("/status/readyReplicas").asInt() == 3);
+        assertEquals(revision, upstream.at("/status/updateRevision").asText());
+        assertEquals(pods, uids(kubectl, "pods"), "the same pods, back under upstream's controller");
+        assertEquals(claims, uids(kubectl, "pvc"));
+        assertEquals(3, watch.seen().size(), "no pod was replaced: " + watch.seen());
+        watch.seen().forEach(s -> assertEquals(0, s.deleted(), "web-" + s.ordinal() + " was deleted"));
+      }
+    }
+  }
+
+  /**
+   * Asks for the operation (the request dies with the service; the workflow goes on), then, for each
+   * step in turn, waits until the log says it has begun and kills and restarts the service.
+   */
+  private static void killedInEachStep(OrdinalService ordinal, String operation, List<String> steps, String verb)
+      throws Exception {
+    Thread.ofPlatform().daemon().start(() -> {
+      try {
+        ordinal.api().post(Paths.set(NS, "web") + "/rollout/" + verb, "application/json", "{}");
+      } catch (RuntimeException e) {
+        // the service was killed under it
+      }
+    });
+    for (String step : steps) {
+      awaitLogged(ordinal, operation + " of " + NS + "/web: " + step);
+      ordinal.kill9();
+      ordinal.start();
+    }
+  }
+
+  private static void awaitLogged(OrdinalService ordinal, String line) throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(120));
+    while (Instant.now().isBefore(deadline)) {
+      if (Files.readString(ordinal.dataDir.resolve("service.log"), StandardCharsets.ISO_8859_1).contains(line)) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("the log never said \"" + line + "\":\n" + ordinal.tail());
+  }
+
+  private static boolean allOwnedBy(JsonNode items, String apiVersion) {
+    if (items.size() != 3) {
+      return false;
+    }
+    for (JsonNode pod : items) {
+      if (!apiVersion.equals(pod.at("/metadata/ownerReferences/0/apiVersion").asText())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static JsonNode json(Kubectl kubectl, String... args) throws Exception {
+    String[] all = new String[args.length + 4];
+    all[0] = "-n";
+    all[1] = NS;
+    System.arraycopy(args, 0, all, 2, args.length);
+    all[args.length + 2] = "-o";
+    all[args.length + 3] = "json";
+    return KubeJson.JSON.readTree(kubectl.run(all).ok().out());
+  }
+
+  private static void awaitJson(Kubectl kubectl, String resource, java.util.function.Predicate<JsonNode> items)
+      throws Exception {
+    awaitJsonObject(kubectl, resource, list -> items.test(list.path("items")));
+  }
+
+  private static JsonNode awaitJsonObject(Kubectl kubectl, String resource, java.util.function.Predicate<JsonNode> done)
+      throws Exception {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(120));
+    JsonNode last = null;
+    while (Instant.now().isBefore(deadline)) {
+      last = json(kubectl, "get", resource);
+      if (done.test(last)) {
+        return last;
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError(resource + " never got there: " + last);
+  }
+
+  private static Map<String, String> uids(Kubectl kubectl, String resource) throws Exception {
+    Map<String, String> uids = new TreeMap<>();
+    json(kubectl, "get", resource).path("items")
+        .forEach(item -> uids.put(item.at("/metadata/name").asText(), item.at("/metadata/uid").asText()));
+    assertTrue(uids.size() >= 3, resource + ": " + uids);
+    return uids;
+  }
+}
