@@ -248,8 +248,10 @@ public class RevisionStore {
     return revisions.findById(StatefulSetStore.id(namespace, revisionName));
   }
 
+  /** A revision's template, defaulted as now (one stored by an earlier release may lack a default added since). */
   public Optional<PodTemplateSpec> template(String namespace, String revisionName) {
-    return revisions.findById(StatefulSetStore.id(namespace, revisionName)).map(r -> KubeJson.read(r.template(), PodTemplateSpec.class));
+    return revisions.findById(StatefulSetStore.id(namespace, revisionName))
+        .map(r -> PodTemplateDefaults.apply(KubeJson.read(r.template(), PodTemplateSpec.class)));
   }
 
   /**

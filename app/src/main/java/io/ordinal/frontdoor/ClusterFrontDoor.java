@@ -28,6 +28,8 @@ import io.ordinal.apimachinery.FieldError;
 import io.ordinal.cluster.ClusterObjects;
 import io.ordinal.cluster.KubernetesDriver;
 import io.ordinal.cluster.WorkQueue;
+import io.ordinal.kube.GoJson;
+import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.request.User;
@@ -242,7 +244,8 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     }
     StatefulSet defaulted = KubeJson.copy(desired, StatefulSet.class);
     StatefulSetDefaults.apply(defaulted);
-    boolean sameSpec = Objects.equals(KubeJson.write(defaulted.getSpec()), KubeJson.write(current.getSpec()));
+    boolean sameSpec = GoJson.same(KubeJson.JSON.valueToTree(defaulted.getSpec()),
+        KubeJson.JSON.valueToTree(current.getSpec()), GoTypes.STATEFUL_SET_SPEC);
     if (sameSpec && Objects.equals(desired.getMetadata().getLabels(), current.getMetadata().getLabels())
         && Objects.equals(desired.getMetadata().getAnnotations(), current.getMetadata().getAnnotations())) {
       return current;
