@@ -30,8 +30,9 @@ final class VolumeSourceValidation {
   /** validateVolumeSource's order, in which the second type set is the one refused. */
   private static final List<String> TYPES = List.of("emptyDir", "hostPath", "gitRepo", "gcePersistentDisk",
       "awsElasticBlockStore", "secret", "nfs", "iscsi", "glusterfs", "flocker", "persistentVolumeClaim", "rbd", "cinder",
-      "cephfs", "quobyte", "downwardAPI", "fc", "azureFile", "vsphereVolume", "photonPersistentDisk", "portworxVolume",
-      "azureDisk", "storageos", "configMap", "scaleIO", "projected", "csi", "ephemeral", "image");
+      "cephfs", "quobyte", "downwardAPI", "fc", "flexVolume", "configMap", "azureFile", "vsphereVolume",
+      "photonPersistentDisk", "portworxVolume", "azureDisk", "storageos", "projected", "scaleIO", "csi", "ephemeral",
+      "image");
   private static final List<String> FIELD_PATHS = List.of("metadata.annotations", "metadata.labels", "metadata.name",
       "metadata.namespace", "metadata.uid");
   private static final List<String> RESOURCES = List.of("limits.cpu", "limits.ephemeral-storage", "limits.memory",

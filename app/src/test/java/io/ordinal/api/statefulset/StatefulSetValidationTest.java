@@ -168,6 +168,10 @@ class StatefulSetValidationTest {
   static Stream<Arguments> invalidVolumes() {
     return Stream.of(
         Arguments.of("[{name: v, secret: {secretName: s}, configMap: {name: c}}]", "spec.template.spec.volumes[0].configMap"),
+        // validateVolumeSource's order: flexVolume comes before configMap, projected before scaleIO.
+        Arguments.of("[{name: v, configMap: {name: c}, flexVolume: {driver: d}}]", "spec.template.spec.volumes[0].configMap"),
+        Arguments.of("[{name: v, scaleIO: {gateway: g, system: s, secretRef: {name: x}}, projected: {sources: []}}]",
+            "spec.template.spec.volumes[0].scaleIO"),
         Arguments.of("[{name: v, configMap: {}}]", "spec.template.spec.volumes[0].configMap.name"),
         Arguments.of("[{name: v, secret: {}}]", "spec.template.spec.volumes[0].secret.secretName"),
         Arguments.of("[{name: v, configMap: {name: c, items: [{key: k, path: /abs}]}}]", "spec.template.spec.volumes[0].configMap.items[0].path"),
