@@ -173,23 +173,23 @@ public class ClusterAdoption implements AdoptionActivities {
     }
     int start = StatefulSetFields.ordinalStart(set);
     for (Pod pod : owned) {
-      String pod_ = pod.getMetadata().getName();
+      String podName = pod.getMetadata().getName();
       Map<String, String> labels = Objects.requireNonNullElse(pod.getMetadata().getLabels(), Map.of());
       if (!LabelSelectors.matches(set.getSpec().getSelector(), labels)) {
-        refusals.add("pod " + pod_ + " does not match the selector");
+        refusals.add("pod " + podName + " does not match the selector");
       }
       if (!Objects.equals(labels.get(Labels.REVISION_HASH), status.getUpdateRevision())) {
-        refusals.add("pod " + pod_ + " runs revision " + labels.get(Labels.REVISION_HASH));
+        refusals.add("pod " + podName + " runs revision " + labels.get(Labels.REVISION_HASH));
       }
       if (pod.getMetadata().getDeletionTimestamp() != null) {
-        refusals.add("pod " + pod_ + " is being deleted");
+        refusals.add("pod " + podName + " is being deleted");
       }
       int ordinal = ordinal(pod, set.getMetadata().getName());
       if (ordinal < start || ordinal >= start + replicas) {
-        refusals.add("pod " + pod_ + " is not one of the set's ordinals");
+        refusals.add("pod " + podName + " is not one of the set's ordinals");
       }
       if (!ready(pod)) {
-        refusals.add("pod " + pod_ + " is not Ready");
+        refusals.add("pod " + podName + " is not Ready");
       }
     }
     return refusals;
