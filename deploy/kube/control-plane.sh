@@ -13,7 +13,8 @@
 #   control-plane.sh stop DIR             stop what `start DIR` started (idempotent; keeps DIR's files)
 #   control-plane.sh status DIR           processes, ports and nodes of DIR
 #   control-plane.sh kill DIR NAME        SIGKILL one component (fault injection)
-#   control-plane.sh restart DIR NAME     start a killed etcd or kube-apiserver again, with its state
+#   control-plane.sh restart DIR NAME     start a killed etcd, kube-apiserver or kube-controller-manager again,
+#                                         with its state (the controller manager with today's KCP_CONTROLLERS)
 #   control-plane.sh pv DIR NAME [SIZE] [CLASS]
 #                                         a hostPath PersistentVolume (default 1Gi, class standard);
 #                                         nothing is mounted, it only lets claims bind
@@ -32,6 +33,9 @@
 #   KCP_PV_SYNC_PERIOD  the volume binder's resync (upstream's 15s): a claim made before a matching
 #                       PersistentVolume exists binds only at the next resync, so create the volumes
 #                       first (`pv`): a claim then binds at once
+#   KCP_CONTROLLERS     more of the controller manager's --controllers, e.g. -statefulset-controller: a
+#                       cluster whose StatefulSets another controller runs (kill and restart the
+#                       controller manager with another value to switch)
 #   KCP_NODES           number of fake nodes kwok-node-0.. (default 1)
 #   KCP_TIMEOUT         seconds to wait for readiness (default 120)
 set -euo pipefail
@@ -344,6 +348,17 @@ launch_component() {
       --listen-peer-urls "$peer_url" --initial-advertise-peer-urls "$peer_url" \
       --initial-cluster "default=$peer_url"
     wait_for etcd "$BIN/etcdctl" --endpoints "$etcd_url" endpoint health ;;
+  kube-controller-manager)
+    # The node lifecycle controller would mark KWOK's nodes NotReady (and their pods unready) when a
+    # heartbeat comes late; KWOK's heartbeats are status updates every 20-45 s, not leases.
+    launch "$DIR" kube-controller-manager "$BIN/kube-controller-manager" \
+      --kubeconfig="$DIR/kubeconfig" --authentication-kubeconfig="$DIR/kubeconfig" \
+      --authorization-kubeconfig="$DIR/kubeconfig" \
+      --controllers="*,-node-lifecycle-controller${KCP_CONTROLLERS:+,$KCP_CONTROLLERS}" --leader-elect=false \
+      --service-account-private-key-file="$DIR/sa.key" --root-ca-file="$DIR/certs/ca.crt" \
+      --bind-address=127.0.0.1 --secure-port="$CM_PORT" \
+      --kube-api-qps="${KCP_KUBE_API_QPS:-20}" --kube-api-burst="${KCP_KUBE_API_BURST:-30}" \
+      --pvclaimbinder-sync-period="${KCP_PV_SYNC_PERIOD:-15s}" ;;
   kube-apiserver)
     # --endpoint-reconciler-type=none: the default reconciler refuses the loopback address and logs an
     # error every 10 s; nothing here reaches the API server through the `kubernetes` Service.
@@ -407,16 +422,7 @@ EOF
 
   launch_component kube-apiserver
 
-  # The node lifecycle controller would mark KWOK's nodes NotReady (and their pods unready) when a
-  # heartbeat comes late; KWOK's heartbeats are status updates every 20-45 s, not leases.
-  launch "$DIR" kube-controller-manager "$BIN/kube-controller-manager" \
-    --kubeconfig="$DIR/kubeconfig" --authentication-kubeconfig="$DIR/kubeconfig" \
-    --authorization-kubeconfig="$DIR/kubeconfig" \
-    --controllers='*,-node-lifecycle-controller' --leader-elect=false \
-    --service-account-private-key-file="$DIR/sa.key" --root-ca-file="$DIR/certs/ca.crt" \
-    --bind-address=127.0.0.1 --secure-port="$CM_PORT" \
-    --kube-api-qps="${KCP_KUBE_API_QPS:-20}" --kube-api-burst="${KCP_KUBE_API_BURST:-30}" \
-    --pvclaimbinder-sync-period="${KCP_PV_SYNC_PERIOD:-15s}"
+  launch_component kube-controller-manager
   launch "$DIR" kube-scheduler "$BIN/kube-scheduler" \
     --kubeconfig="$DIR/kubeconfig" --authentication-kubeconfig="$DIR/kubeconfig" \
     --authorization-kubeconfig="$DIR/kubeconfig" --leader-elect=false \
