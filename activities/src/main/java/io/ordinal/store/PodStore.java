@@ -164,7 +164,8 @@ public class PodStore {
         .filter(controller -> uid.equals(controller.getUid())).isPresent();
   }
 
-  private static Optional<OwnerReference> controllerOf(List<OwnerReference> references) {
+  /** The reference marked as the controller (metav1.GetControllerOf). */
+  public static Optional<OwnerReference> controllerOf(List<OwnerReference> references) {
     return Objects.requireNonNullElse(references, List.<OwnerReference>of()).stream()
         .filter(r -> Boolean.TRUE.equals(r.getController())).findFirst();
   }

@@ -28,8 +28,8 @@ import java.util.UUID;
  */
 @Singleton
 public class RevisionStore {
-  /** {@link #data} of stored templates, by the stored text: every observation compares the set's history. */
-  private static final Map<String, String> STORED_DATA = new LinkedHashMap<>(256, 0.75f, true) {
+  /** {@link #data} of templates, by their JSON: every observation compares the set's template with its history. */
+  private static final Map<String, String> DATA = new LinkedHashMap<>(256, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
       return size() > 4096;
@@ -111,7 +111,7 @@ public class RevisionStore {
    */
   private static Decision decide(String setName, List<ControllerRevisionRow> history, String data, int collisionCount) {
     for (ControllerRevisionRow row : history.reversed()) {
-      if (data(row).equals(data)) {
+      if (data(row.template()).equals(data)) {
         return row.revision() != newest(history)
             ? new Decision.Renumber(row, collisionCount)
             : new Decision.Stored(new Ensured(row.name(), collisionCount, row.rolledBack()));
@@ -215,7 +215,7 @@ public class RevisionStore {
             .withUid(setUid).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
         .endMetadata()
         .withRevision(row.revision())
-        .withData(KubeJson.read(new String(patch(data(row)), StandardCharsets.UTF_8), Map.class))
+        .withData(KubeJson.read(new String(patch(data(row.template())), StandardCharsets.UTF_8), Map.class))
         .build();
   }
 
@@ -260,22 +260,25 @@ public class RevisionStore {
    * in and compared by).
    */
   static String data(PodTemplateSpec template) {
-    PodTemplateSpec defaulted = PodTemplateDefaults.apply(KubeJson.copy(template, PodTemplateSpec.class));
-    ObjectNode written = GoJson.decodeEncode(KubeJson.JSON.valueToTree(defaulted), GoTypes.POD_TEMPLATE_SPEC);
-    return new String(GoJson.marshal(written), StandardCharsets.UTF_8);
+    return data(KubeJson.write(template));
   }
 
-  /** {@link #data} of a stored revision, which an older release stored in a form of its own. */
-  private static String data(ControllerRevisionRow row) {
-    synchronized (STORED_DATA) {
-      String cached = STORED_DATA.get(row.template());
+  /**
+   * {@link #data} of a template in its JSON: a set's (every observation looks its revision up) or a
+   * stored revision's (which an older release stored in a form of its own). Remembered by that text.
+   */
+  private static String data(String template) {
+    synchronized (DATA) {
+      String cached = DATA.get(template);
       if (cached != null) {
         return cached;
       }
     }
-    String data = data(KubeJson.read(row.template(), PodTemplateSpec.class));
-    synchronized (STORED_DATA) {
-      STORED_DATA.put(row.template(), data);
+    PodTemplateSpec defaulted = PodTemplateDefaults.apply(KubeJson.read(template, PodTemplateSpec.class));
+    ObjectNode written = GoJson.decodeEncode(KubeJson.JSON.valueToTree(defaulted), GoTypes.POD_TEMPLATE_SPEC);
+    String data = new String(GoJson.marshal(written), StandardCharsets.UTF_8);
+    synchronized (DATA) {
+      DATA.put(template, data);
     }
     return data;
   }

@@ -1,5 +1,8 @@
 package io.ordinal.frontdoor;
 
+import static io.ordinal.frontdoor.OperationSteps.controlledBy;
+import static io.ordinal.frontdoor.OperationSteps.refused;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -18,7 +21,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.micronaut.context.annotation.Requires;
 import io.ordinal.api.statefulset.StatefulSetDefaults;
 import io.ordinal.api.statefulset.StatefulSetValidation;
-import io.ordinal.apimachinery.FieldError;
 import io.ordinal.cluster.ClusterObjects;
 import io.ordinal.cluster.KubernetesDriver;
 import io.ordinal.driver.DriverRegistry;
@@ -36,10 +38,7 @@ import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.workflow.AdoptionActivities;
 import io.ordinal.workflow.AdoptionPlan;
-import io.temporal.activity.Activity;
-import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -62,7 +61,6 @@ import java.util.stream.Stream;
 public class ClusterAdoption implements AdoptionActivities {
   /** On the apps.ordinal.io object: the uid of the apps/v1 object it took over. */
   static final String ADOPTED_FROM_ANNOTATION = ClusterObjects.GROUP + "/adopted-from";
-  private static final Duration WAIT = Duration.ofSeconds(90);
 
   private final KubernetesClient client;
   private final StatefulSetStore sets;
@@ -263,17 +261,10 @@ public class ClusterAdoption implements AdoptionActivities {
       client.apps().statefulSets().inNamespace(plan.namespace()).resource(set)
           .withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN).delete();
     }
-    Instant deadline = Instant.now().plus(WAIT);
-    while (Instant.now().isBefore(deadline)) {
-      Activity.getExecutionContext().heartbeat(null);
-      StatefulSet left = object.get();
-      if (left == null || !plan.setUid().equals(left.getMetadata().getUid())) {
-        return;
-      }
-      sleep();
-    }
-    throw new IllegalStateException("StatefulSet " + plan.namespace() + "/" + plan.name()
-        + " is still being deleted (the cluster's garbage collector orphans its pods first)");
+    OperationSteps.await(() -> Optional.ofNullable(object.get())
+        .filter(left -> plan.setUid().equals(left.getMetadata().getUid()))
+        .map(left -> "StatefulSet " + plan.namespace() + "/" + plan.name()
+            + " to be deleted (the cluster's garbage collector orphans its pods first)"));
   }
 
   @Override
@@ -327,10 +318,7 @@ public class ClusterAdoption implements AdoptionActivities {
   @Override
   public void awaitControlled(AdoptionPlan plan) {
     steps.begin("adoption", plan.namespace(), plan.name(), "awaitControlled");
-    Instant deadline = Instant.now().plus(WAIT);
-    String waitingFor = "Ordinal's StatefulSet to be made";
-    while (Instant.now().isBefore(deadline)) {
-      Activity.getExecutionContext().heartbeat(waitingFor);
+    OperationSteps.await(() -> {
       Optional<StatefulSet> set = sets.get(plan.namespace(), plan.name());
       if (set.isEmpty()) {
         refusedByTheFrontDoor(plan).ifPresent(why -> {
@@ -338,22 +326,19 @@ public class ClusterAdoption implements AdoptionActivities {
               + " that took the pods over was refused (" + why + "): they run without a controller until it is "
               + "corrected, and then it takes them over as they are");
         });
+        return Optional.of("Ordinal's StatefulSet to be made");
       }
-      if (set.isPresent()) {
-        String uid = set.get().getMetadata().getUid();
-        List<String> waiting = plan.pods().stream().filter(member -> pods.findById(StatefulSetStore.id(plan.namespace(),
-                member.name())).filter(row -> row.uid().equals(member.uid()) && PodStore.controlledBy(row, uid)).isEmpty())
-            .map(AdoptionPlan.Member::name).toList();
-        var status = set.get().getStatus();
-        if (waiting.isEmpty() && plan.revision().equals(status.getUpdateRevision())
-            && Objects.equals(status.getObservedGeneration(), set.get().getMetadata().getGeneration())) {
-          return;
-        }
-        waitingFor = waiting.isEmpty() ? "its status" : "its controller to claim " + waiting;
+      String uid = set.get().getMetadata().getUid();
+      List<String> waiting = plan.pods().stream().filter(member -> pods.findById(StatefulSetStore.id(plan.namespace(),
+              member.name())).filter(row -> row.uid().equals(member.uid()) && PodStore.controlledBy(row, uid)).isEmpty())
+          .map(AdoptionPlan.Member::name).toList();
+      var status = set.get().getStatus();
+      if (waiting.isEmpty() && plan.revision().equals(status.getUpdateRevision())
+          && Objects.equals(status.getObservedGeneration(), set.get().getMetadata().getGeneration())) {
+        return Optional.empty();
       }
-      sleep();
-    }
-    throw new IllegalStateException("still waiting for " + waitingFor);
+      return Optional.of(waiting.isEmpty() ? "its status" : "its controller to claim " + waiting);
+    });
   }
 
   /** The message of the object's Accepted condition when it is False: the front door would not mirror it. */
@@ -394,10 +379,6 @@ public class ClusterAdoption implements AdoptionActivities {
     }
   }
 
-  private static boolean controlledBy(HasMetadata object, String uid) {
-    return Objects.requireNonNullElse(object.getMetadata().getOwnerReferences(), List.<OwnerReference>of()).stream()
-        .anyMatch(ref -> Boolean.TRUE.equals(ref.getController()) && uid.equals(ref.getUid()));
-  }
 
   private static int collisionCount(StatefulSet set) {
     return set.getStatus() == null || set.getStatus().getCollisionCount() == null ? 0 : set.getStatus().getCollisionCount();
@@ -476,16 +457,4 @@ public class ClusterAdoption implements AdoptionActivities {
     return object;
   }
 
-  private static ApplicationFailure refused(String why) {
-    return ApplicationFailure.newNonRetryableFailure(why, REFUSED);
-  }
-
-  private static void sleep() {
-    try {
-      Thread.sleep(500);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
-  }
 }

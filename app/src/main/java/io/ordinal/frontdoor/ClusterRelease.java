@@ -1,11 +1,13 @@
 package io.ordinal.frontdoor;
 
+import static io.ordinal.frontdoor.OperationSteps.controlledBy;
+import static io.ordinal.frontdoor.OperationSteps.refused;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
@@ -25,15 +27,10 @@ import io.ordinal.store.PvcRow;
 import io.ordinal.store.Repositories;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
-import io.ordinal.workflow.AdoptionActivities;
 import io.ordinal.workflow.AdoptionPlan;
 import io.ordinal.workflow.ReleaseActivities;
 import io.ordinal.workflow.ReleasePlan;
-import io.temporal.activity.Activity;
-import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,7 +51,6 @@ import java.util.Optional;
 public class ClusterRelease implements ReleaseActivities {
   /** On the apps/v1 object: the uid of the apps.ordinal.io object it took over from. */
   static final String RELEASED_FROM_ANNOTATION = ClusterObjects.GROUP + "/released-from";
-  private static final Duration WAIT = Duration.ofSeconds(90);
   /** Ordinal's own annotations, which the apps/v1 successor does not carry. */
   private static final List<String> ORDINALS = List.of(ClusterObjects.CLUSTER_UID_ANNOTATION,
       ClusterObjects.CLUSTER_GENERATION_ANNOTATION, ClusterAdoption.ADOPTED_FROM_ANNOTATION, Labels.DRIVER_ANNOTATION,
@@ -212,18 +208,13 @@ public class ClusterRelease implements ReleaseActivities {
       }
       objects.resource(object).withPropagationPolicy(DeletionPropagation.ORPHAN).delete();
     }
-    Instant deadline = Instant.now().plus(WAIT);
-    while (Instant.now().isBefore(deadline)) {
-      Activity.getExecutionContext().heartbeat(null);
+    OperationSteps.await(() -> {
       GenericKubernetesResource left = objects.withName(plan.name()).get();
       boolean objectGone = left == null || !plan.objectUid().equals(left.getMetadata().getUid());
-      if (objectGone && sets.get(plan.namespace(), plan.name()).isEmpty()) {
-        return;
-      }
-      sleep();
-    }
-    throw new IllegalStateException("the " + ClusterObjects.API_VERSION + " StatefulSet " + plan.namespace() + "/"
-        + plan.name() + " or Ordinal's set of it is still being deleted");
+      return objectGone && sets.get(plan.namespace(), plan.name()).isEmpty() ? Optional.<String>empty()
+          : Optional.of("the " + ClusterObjects.API_VERSION + " StatefulSet " + plan.namespace() + "/" + plan.name()
+              + " and Ordinal's set of it to be deleted");
+    });
   }
 
   @Override
@@ -270,34 +261,26 @@ public class ClusterRelease implements ReleaseActivities {
   @Override
   public void awaitUpstream(ReleasePlan plan, String uid) {
     steps.begin("release", plan.namespace(), plan.name(), "awaitUpstream");
-    Instant deadline = Instant.now().plus(WAIT);
-    String waitingFor = "the apps/v1 StatefulSet";
-    while (Instant.now().isBefore(deadline)) {
-      Activity.getExecutionContext().heartbeat(waitingFor);
+    OperationSteps.await(() -> {
       StatefulSet set = client.apps().statefulSets().inNamespace(plan.namespace()).withName(plan.name()).get();
-      if (set != null && set.getStatus() != null) {
-        var status = set.getStatus();
-        List<String> waiting = plan.pods().stream().filter(member -> {
-          Pod pod = client.pods().inNamespace(plan.namespace()).withName(member.name()).get();
-          return pod == null || !member.uid().equals(pod.getMetadata().getUid()) || !controlledBy(pod, uid);
-        }).map(AdoptionPlan.Member::name).toList();
-        if (waiting.isEmpty() && Objects.equals(status.getObservedGeneration(), set.getMetadata().getGeneration())
-            && plan.revision().equals(status.getCurrentRevision()) && plan.revision().equals(status.getUpdateRevision())
-            && Objects.equals(status.getReadyReplicas(), plan.pods().size())) {
-          return;
-        }
-        waitingFor = waiting.isEmpty() ? "its status to say it is current at " + plan.revision()
-            : "upstream's controller to adopt " + waiting;
+      if (set == null || set.getStatus() == null) {
+        return Optional.of("the apps/v1 StatefulSet");
       }
-      sleep();
-    }
-    throw new IllegalStateException("still waiting for " + waitingFor);
+      var status = set.getStatus();
+      List<String> waiting = plan.pods().stream().filter(member -> {
+        Pod pod = client.pods().inNamespace(plan.namespace()).withName(member.name()).get();
+        return pod == null || !member.uid().equals(pod.getMetadata().getUid()) || !controlledBy(pod, uid);
+      }).map(AdoptionPlan.Member::name).toList();
+      if (waiting.isEmpty() && Objects.equals(status.getObservedGeneration(), set.getMetadata().getGeneration())
+          && plan.revision().equals(status.getCurrentRevision()) && plan.revision().equals(status.getUpdateRevision())
+          && Objects.equals(status.getReadyReplicas(), plan.pods().size())) {
+        return Optional.empty();
+      }
+      return Optional.of(waiting.isEmpty() ? "its status to say it is current at " + plan.revision()
+          : "upstream's controller to adopt " + waiting);
+    });
   }
 
-  private static boolean controlledBy(HasMetadata object, String uid) {
-    return Objects.requireNonNullElse(object.getMetadata().getOwnerReferences(), List.<OwnerReference>of()).stream()
-        .anyMatch(ref -> Boolean.TRUE.equals(ref.getController()) && uid.equals(ref.getUid()));
-  }
 
   private static <T extends HasMetadata> T unmarked(T object, String annotation) {
     Map<String, String> annotations = new LinkedHashMap<>(
@@ -307,16 +290,4 @@ public class ClusterRelease implements ReleaseActivities {
     return object;
   }
 
-  private static ApplicationFailure refused(String why) {
-    return ApplicationFailure.newNonRetryableFailure(why, AdoptionActivities.REFUSED);
-  }
-
-  private static void sleep() {
-    try {
-      Thread.sleep(500);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
-  }
 }

@@ -1,10 +1,16 @@
 package io.ordinal.frontdoor;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.micronaut.context.annotation.Value;
+import io.ordinal.store.PodStore;
+import io.ordinal.workflow.AdoptionActivities;
 import io.temporal.activity.Activity;
+import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +22,8 @@ import org.slf4j.LoggerFactory;
 @Singleton
 class OperationSteps {
   private static final Logger log = LoggerFactory.getLogger(OperationSteps.class);
+  /** How long one attempt of a waiting step waits before it fails (and is retried). */
+  private static final Duration WAIT = Duration.ofSeconds(90);
   private final Duration pause;
 
   OperationSteps(@Value("${ordinal.adoption.step-pause:0s}") Duration pause) {
@@ -43,5 +51,38 @@ class OperationSteps {
         throw new IllegalStateException("interrupted", e);
       }
     }
+  }
+
+  /**
+   * Polls {@code waitingFor} (what is still awaited; empty when done) every half second, heartbeating,
+   * for up to {@link #WAIT}; then fails saying what it still waited for, and the step is retried.
+   */
+  static void await(Supplier<Optional<String>> waitingFor) {
+    Instant deadline = Instant.now().plus(WAIT);
+    Optional<String> waiting = waitingFor.get();
+    while (waiting.isPresent()) {
+      if (Instant.now().isAfter(deadline)) {
+        throw new IllegalStateException("still waiting for " + waiting.get());
+      }
+      heartbeat(waiting.get());
+      try {
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted", e);
+      }
+      waiting = waitingFor.get();
+    }
+  }
+
+  /** Whether the object's controller (its owner reference with controller: true) has {@code uid}. */
+  static boolean controlledBy(HasMetadata object, String uid) {
+    return PodStore.controllerOf(object.getMetadata().getOwnerReferences())
+        .filter(controller -> uid.equals(controller.getUid())).isPresent();
+  }
+
+  /** A step's refusal: not retried, and the API answers it as a 409 with {@code why}. */
+  static ApplicationFailure refused(String why) {
+    return ApplicationFailure.newNonRetryableFailure(why, AdoptionActivities.REFUSED);
   }
 }
