@@ -39,6 +39,7 @@ import io.fabric8.kubernetes.api.model.rbac.RoleRef;
 import io.fabric8.kubernetes.api.model.rbac.Subject;
 import io.ordinal.api.table.Table.Column;
 import io.ordinal.api.table.Table.RowCondition;
+import io.ordinal.store.PodStore;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -493,11 +494,7 @@ final class Printers {
 
   /** The owner reference marked as the controller (metav1.GetControllerOf). */
   private static OwnerReference controllerOf(ObjectMeta metadata) {
-    if (metadata == null) {
-      return null;
-    }
-    return list(metadata.getOwnerReferences()).stream()
-        .filter(reference -> Boolean.TRUE.equals(reference.getController())).findFirst().orElse(null);
+    return metadata == null ? null : PodStore.controllerOf(metadata.getOwnerReferences()).orElse(null);
   }
 
   /** The group of an apiVersion, as schema.ParseGroupVersion splits it ("v1" is the core group). */
