@@ -27,6 +27,12 @@ public final class ClusterObjects {
   public static final String CLUSTER_UID_ANNOTATION = GROUP + "/cluster-uid";
   /** On a set mirrored from the cluster: the generation of the cluster object its spec came from. */
   public static final String CLUSTER_GENERATION_ANNOTATION = GROUP + "/cluster-generation";
+  /**
+   * On a set mirrored from the cluster's own apps/v1 object (Ordinal as the cluster's StatefulSet
+   * controller): {@code apps/v1}. Absent: the object is an {@code apps.ordinal.io/v1} one.
+   */
+  public static final String CLUSTER_API_VERSION_ANNOTATION = GROUP + "/cluster-api-version";
+  public static final String BUILTIN_API_VERSION = "apps/v1";
   /** On a pod Ordinal made in the cluster: the uid of the pod (the incarnation) in Ordinal. */
   public static final String POD_UID_ANNOTATION = "ordinal.io/pod-uid";
   /** On a claim Ordinal made in the cluster: the uid of the claim in Ordinal. */
@@ -37,6 +43,16 @@ public final class ClusterObjects {
   /** The uid of the cluster object {@code set} mirrors, if it mirrors one. */
   public static Optional<String> clusterUid(StatefulSet set) {
     return Optional.ofNullable(Labels.annotation(set.getMetadata(), CLUSTER_UID_ANNOTATION));
+  }
+
+  /** The apiVersion of the cluster object {@code set} mirrors (its pods' and claims' owner there). */
+  public static String clusterApiVersion(StatefulSet set) {
+    return Optional.ofNullable(Labels.annotation(set.getMetadata(), CLUSTER_API_VERSION_ANNOTATION)).orElse(API_VERSION);
+  }
+
+  /** Whether {@code set} mirrors an apps/v1 object of the cluster (Ordinal is the cluster's StatefulSet controller). */
+  public static boolean mirrorsBuiltin(StatefulSet set) {
+    return clusterUid(set).isPresent() && BUILTIN_API_VERSION.equals(clusterApiVersion(set));
   }
 
   /**
@@ -64,7 +80,7 @@ public final class ClusterObjects {
     Optional<String> clusterUid = set.flatMap(ClusterObjects::clusterUid);
     for (OwnerReference ref : meta.getOwnerReferences() == null ? List.<OwnerReference>of() : meta.getOwnerReferences()) {
       if (clusterUid.isPresent() && ref.getUid().equals(setUid)) {
-        owners.add(new OwnerReferenceBuilder(ref).withApiVersion(API_VERSION).withKind(KIND)
+        owners.add(new OwnerReferenceBuilder(ref).withApiVersion(clusterApiVersion(set.get())).withKind(KIND)
             .withUid(clusterUid.get()).build());
       }
     }

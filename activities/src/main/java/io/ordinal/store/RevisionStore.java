@@ -1,6 +1,7 @@
 package io.ordinal.store;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevisionBuilder;
@@ -217,6 +218,15 @@ public class RevisionStore {
         .withRevision(row.revision())
         .withData(KubeJson.read(new String(patch(data(row.template())), StandardCharsets.UTF_8), Map.class))
         .build();
+  }
+
+  /**
+   * The revision's data as upstream's controller writes it, byte for byte (JSON as encoding/json
+   * writes it, {@code <>&} escaped): for a ControllerRevision in a cluster, where upstream's controller
+   * compares revisions by these bytes, so one written otherwise would be a collision and its pods rolled.
+   */
+  public static RawValue clusterData(ControllerRevisionRow row) {
+    return new RawValue(new String(patch(data(row.template())), StandardCharsets.UTF_8));
   }
 
   /**

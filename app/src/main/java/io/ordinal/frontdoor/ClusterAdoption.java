@@ -6,15 +6,9 @@ import static io.ordinal.frontdoor.OperationSteps.refused;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
-import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -22,26 +16,20 @@ import io.micronaut.context.annotation.Requires;
 import io.ordinal.api.statefulset.StatefulSetDefaults;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.cluster.ClusterObjects;
-import io.ordinal.cluster.KubernetesDriver;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.StatefulSetFields;
-import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.KubeJson;
-import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
-import io.ordinal.store.PvcRow;
 import io.ordinal.store.Repositories;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.workflow.AdoptionActivities;
 import io.ordinal.workflow.AdoptionPlan;
 import jakarta.inject.Singleton;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +52,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   private final KubernetesClient client;
   private final StatefulSetStore sets;
-  private final PodStore podStore;
+  private final RunningPods running;
   private final Repositories.Pods pods;
   private final Repositories.Pvcs claims;
   private final Repositories.ControllerRevisions revisionRows;
@@ -72,13 +60,13 @@ public class ClusterAdoption implements AdoptionActivities {
   private final DriverRegistry drivers;
   private final OperationSteps steps;
 
-  public ClusterAdoption(KubernetesClient client, StatefulSetStore sets, PodStore podStore, Repositories.Pods pods,
+  public ClusterAdoption(KubernetesClient client, StatefulSetStore sets, RunningPods running, Repositories.Pods pods,
       Repositories.Pvcs claims, Repositories.ControllerRevisions revisionRows, RevisionStore revisions, DriverRegistry drivers,
       OperationSteps steps) {
     this.steps = steps;
     this.client = client;
     this.sets = sets;
-    this.podStore = podStore;
+    this.running = running;
     this.pods = pods;
     this.claims = claims;
     this.revisionRows = revisionRows;
@@ -112,10 +100,8 @@ public class ClusterAdoption implements AdoptionActivities {
       throw refused("StatefulSet " + namespace + "/" + name + " cannot be adopted without restarting a pod: "
           + String.join("; ", refusals));
     }
-    List<AdoptionPlan.Member> members = owned.stream()
-        .map(pod -> new AdoptionPlan.Member(pod.getMetadata().getName(), ordinal(pod, name), pod.getMetadata().getUid()))
-        .sorted(Comparator.comparingInt(AdoptionPlan.Member::ordinal)).toList();
-    return new AdoptionPlan(namespace, name, set.getMetadata().getUid(), set.getStatus().getUpdateRevision(), members,
+    return new AdoptionPlan(namespace, name, set.getMetadata().getUid(), set.getStatus().getUpdateRevision(),
+        RunningPods.members(name, owned),
         KubeJson.write(successor));
   }
 
@@ -182,11 +168,11 @@ public class ClusterAdoption implements AdoptionActivities {
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         refusals.add("pod " + podName + " is being deleted");
       }
-      int ordinal = ordinal(pod, set.getMetadata().getName());
+      int ordinal = RunningPods.ordinal(pod, set.getMetadata().getName());
       if (ordinal < start || ordinal >= start + replicas) {
         refusals.add("pod " + podName + " is not one of the set's ordinals");
       }
-      if (!ready(pod)) {
+      if (!RunningPods.ready(pod)) {
         refusals.add("pod " + podName + " is not Ready");
       }
     }
@@ -198,34 +184,10 @@ public class ClusterAdoption implements AdoptionActivities {
     steps.begin("adoption", plan.namespace(), plan.name(), "importRecords");
     StatefulSet set = current(plan).orElseThrow(() -> refused("StatefulSet " + plan.namespace() + "/" + plan.name()
         + " is gone or was replaced since it was found adoptable"));
-    for (AdoptionPlan.Member member : plan.pods()) {
-      Pod pod = client.pods().inNamespace(plan.namespace()).withName(member.name()).get();
-      if (pod == null || !member.uid().equals(pod.getMetadata().getUid())) {
-        throw refused("pod " + member.name() + " was deleted or replaced since the set was found adoptable");
-      }
-      if (!pods.existsById(StatefulSetStore.id(plan.namespace(), member.name()))) {
-        podStore.insert(podRow(pod, plan.name(), member.ordinal()));
-      }
-      for (PersistentVolumeClaim template : Objects.requireNonNullElse(set.getSpec().getVolumeClaimTemplates(),
-          List.<PersistentVolumeClaim>of())) {
-        String claimName = template.getMetadata().getName() + "-" + member.name();
-        PersistentVolumeClaim claim = client.persistentVolumeClaims().inNamespace(plan.namespace()).withName(claimName).get();
-        if (claim != null && !claims.existsById(StatefulSetStore.id(plan.namespace(), claimName))) {
-          claims.save(claimRow(claim, plan.name(), member.ordinal()));
-        }
-      }
-    }
-    for (ControllerRevision revision : client.apps().controllerRevisions().inNamespace(plan.namespace()).list().getItems()) {
-      if (controlledBy(revision, plan.setUid())) {
-        JsonNode template = KubeJson.JSON.valueToTree(revision.getData()).at("/spec/template");
-        if (template instanceof ObjectNode object) {
-          object.remove("$patch");
-          revisions.adopt(plan.namespace(), plan.name(), revision.getMetadata().getName(), revision.getRevision(),
-              KubeJson.JSON.convertValue(object, PodTemplateSpec.class),
-              Labels.annotation(revision.getMetadata(), Labels.CHANGE_CAUSE_ANNOTATION),
-              KubeJson.instant(revision.getMetadata().getCreationTimestamp()));
-        }
-      }
+    List<AdoptionPlan.Member> gone = running.record(plan.namespace(), plan.name(), plan.setUid(),
+        set.getSpec().getVolumeClaimTemplates(), plan.pods());
+    if (!gone.isEmpty()) {
+      throw refused("pod " + gone.getFirst().name() + " was deleted or replaced since the set was found adoptable");
     }
   }
 
@@ -296,23 +258,7 @@ public class ClusterAdoption implements AdoptionActivities {
     OwnerReference owner = new OwnerReferenceBuilder().withApiVersion(ClusterObjects.API_VERSION)
         .withKind(ClusterObjects.KIND).withName(plan.name()).withUid(objectUid).withController(true)
         .withBlockOwnerDeletion(true).build();
-    for (AdoptionPlan.Member member : plan.pods()) {
-      Pod pod = client.pods().inNamespace(plan.namespace()).withName(member.name()).get();
-      if (pod == null || !member.uid().equals(pod.getMetadata().getUid())) {
-        continue; // gone since: Ordinal's controller makes it again, as for any pod lost
-      }
-      // A patch of what changed (edit), not a replace: the pod's status may move meanwhile.
-      client.pods().inNamespace(plan.namespace()).withName(member.name())
-          .edit(p -> handedOver(p, ClusterObjects.POD_UID_ANNOTATION, member.uid(), owner));
-    }
-    for (PvcRow row : claims.findByNamespaceAndSetNameOrderByName(plan.namespace(), plan.name())) {
-      PersistentVolumeClaim claim = client.persistentVolumeClaims().inNamespace(plan.namespace()).withName(row.name()).get();
-      if (claim != null && row.uid().equals(claim.getMetadata().getUid())
-          && Labels.annotation(claim.getMetadata(), ClusterObjects.CLAIM_UID_ANNOTATION) == null) {
-        client.persistentVolumeClaims().inNamespace(plan.namespace()).withName(row.name())
-            .edit(c -> handedOver(c, ClusterObjects.CLAIM_UID_ANNOTATION, row.uid(), null));
-      }
-    }
+    running.mark(plan.namespace(), plan.name(), plan.pods(), owner);
   }
 
   @Override
@@ -358,8 +304,7 @@ public class ClusterAdoption implements AdoptionActivities {
 
   /** The pods the set controls (by its uid), as upstream's controller claims them. */
   private List<Pod> ownedPods(StatefulSet set) {
-    return client.pods().inNamespace(set.getMetadata().getNamespace()).list().getItems().stream()
-        .filter(pod -> controlledBy(pod, set.getMetadata().getUid())).toList();
+    return running.controlledBy(set.getMetadata().getNamespace(), set.getMetadata().getUid());
   }
 
   private Optional<StatefulSet> current(AdoptionPlan plan) {
@@ -382,79 +327,6 @@ public class ClusterAdoption implements AdoptionActivities {
 
   private static int collisionCount(StatefulSet set) {
     return set.getStatus() == null || set.getStatus().getCollisionCount() == null ? 0 : set.getStatus().getCollisionCount();
-  }
-
-  private static int ordinal(Pod pod, String setName) {
-    String name = pod.getMetadata().getName();
-    try {
-      return name.startsWith(setName + "-") ? Integer.parseInt(name.substring(setName.length() + 1)) : -1;
-    } catch (NumberFormatException e) {
-      return -1;
-    }
-  }
-
-  private static Optional<PodCondition> readyCondition(Pod pod) {
-    return pod.getStatus() == null || pod.getStatus().getConditions() == null ? Optional.empty()
-        : pod.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType())).findFirst();
-  }
-
-  private static boolean ready(Pod pod) {
-    return readyCondition(pod).map(c -> "True".equals(c.getStatus())).orElse(false);
-  }
-
-  /** Ordinal's record of a running pod: what the cluster has, with no owner (the set claims it). */
-  private static PodRow podRow(Pod pod, String setName, int ordinal) {
-    Pod object = KubeJson.copy(pod, Pod.class);
-    object.setStatus(null);
-    stripIdentity(object.getMetadata());
-    var status = pod.getStatus();
-    boolean ready = ready(pod);
-    Instant readySince = ready ? readyCondition(pod).map(PodCondition::getLastTransitionTime).map(KubeJson::instant)
-        .orElse(Instant.now()) : null;
-    String containerStatuses = status.getContainerStatuses() == null || status.getContainerStatuses().isEmpty() ? null
-        : KubeJson.write(status.getContainerStatuses());
-    return new PodRow(StatefulSetStore.id(pod.getMetadata().getNamespace(), pod.getMetadata().getName()),
-        pod.getMetadata().getNamespace(), pod.getMetadata().getName(), setName, ordinal, pod.getMetadata().getUid(),
-        pod.getMetadata().getLabels().get(Labels.REVISION_HASH), KubernetesDriver.NAME, KubeJson.write(object),
-        Objects.requireNonNullElse(status.getPhase(), PodSnapshot.PENDING), ready, readySince,
-        status.getStartTime() == null ? null : KubeJson.instant(status.getStartTime()), null,
-        KubeJson.instant(pod.getMetadata().getCreationTimestamp()), Repositories.VERSION_ASSIGNED_BY_DATABASE,
-        status.getMessage(), status.getPodIP(), containerStatuses);
-  }
-
-  private static PvcRow claimRow(PersistentVolumeClaim claim, String setName, int ordinal) {
-    PersistentVolumeClaim object = KubeJson.copy(claim, PersistentVolumeClaim.class);
-    object.setStatus(null);
-    stripIdentity(object.getMetadata());
-    return new PvcRow(StatefulSetStore.id(claim.getMetadata().getNamespace(), claim.getMetadata().getName()),
-        claim.getMetadata().getNamespace(), claim.getMetadata().getName(), setName, ordinal, claim.getMetadata().getUid(),
-        KubeJson.write(object), KubeJson.instant(claim.getMetadata().getCreationTimestamp()),
-        Repositories.VERSION_ASSIGNED_BY_DATABASE, null);
-  }
-
-  /** What the store keeps of its own (identity, versions, owners: the set's claim adds its own). */
-  private static void stripIdentity(ObjectMeta meta) {
-    meta.setUid(null);
-    meta.setResourceVersion(null);
-    meta.setCreationTimestamp(null);
-    meta.setManagedFields(null);
-    meta.setOwnerReferences(null);
-    meta.setGeneration(null);
-  }
-
-  /** The object marked as Ordinal's record {@code uid}, controlled by {@code owner} (if any; other owners kept). */
-  private static <T extends HasMetadata> T handedOver(T object, String uidAnnotation, String uid, OwnerReference owner) {
-    ObjectMeta meta = object.getMetadata();
-    Map<String, String> annotations = new LinkedHashMap<>(Objects.requireNonNullElse(meta.getAnnotations(), Map.of()));
-    annotations.put(uidAnnotation, uid);
-    meta.setAnnotations(annotations);
-    if (owner != null) {
-      List<OwnerReference> owners = new ArrayList<>(Objects.requireNonNullElse(meta.getOwnerReferences(), List.of()));
-      owners.removeIf(ref -> Boolean.TRUE.equals(ref.getController()) || owner.getUid().equals(ref.getUid()));
-      owners.add(owner);
-      meta.setOwnerReferences(owners);
-    }
-    return object;
   }
 
 }

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The events Ordinal records about a set mirrored from the cluster (SuccessfulCreate, SuccessfulDelete,
  * RecreatingFailedPod, its own rollout events) are events in the cluster too, on the
- * {@code apps.ordinal.io} object, so {@code kubectl describe} and {@code kubectl events} show them
+ * cluster object it mirrors ({@code apps.ordinal.io}, or apps/v1 where Ordinal is the cluster's
+ * StatefulSet controller), so {@code kubectl describe} and {@code kubectl events} show them
  * where upstream's controller would put its own. Best effort, as events are upstream: one the
  * cluster refuses is logged, not retried.
  */
@@ -66,8 +67,9 @@ public class ClusterEvents implements ChangeFeed.Subscriber {
 
   private void send(Event recorded) {
     ObjectReference about = recorded.getInvolvedObject();
-    sets.get(recorded.getMetadata().getNamespace(), about.getName()).flatMap(ClusterObjects::clusterUid)
-        .ifPresent(clusterUid -> {
+    sets.get(recorded.getMetadata().getNamespace(), about.getName()).filter(set -> ClusterObjects.clusterUid(set).isPresent())
+        .ifPresent(set -> {
+          String clusterUid = ClusterObjects.clusterUid(set).get();
           Event event = KubeJson.copy(recorded, Event.class);
           event.getMetadata().setUid(null);
           event.getMetadata().setResourceVersion(null);
@@ -77,7 +79,7 @@ public class ClusterEvents implements ChangeFeed.Subscriber {
           event.setEventTime(null);
           event.setReportingComponent(null);
           event.setSource(new EventSource("ordinal", null));
-          event.setInvolvedObject(new ObjectReference(ClusterObjects.API_VERSION, null, ClusterObjects.KIND,
+          event.setInvolvedObject(new ObjectReference(ClusterObjects.clusterApiVersion(set), null, ClusterObjects.KIND,
               about.getName(), about.getNamespace(), null, clusterUid));
           try {
             client.v1().events().inNamespace(about.getNamespace()).resource(event).create();

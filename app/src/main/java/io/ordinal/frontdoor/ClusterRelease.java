@@ -6,9 +6,7 @@ import static io.ordinal.frontdoor.OperationSteps.refused;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -23,8 +21,6 @@ import io.ordinal.kube.Labels;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
-import io.ordinal.store.PvcRow;
-import io.ordinal.store.Repositories;
 import io.ordinal.store.RevisionStore;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.workflow.AdoptionPlan;
@@ -59,19 +55,17 @@ public class ClusterRelease implements ReleaseActivities {
   private final KubernetesClient client;
   private final StatefulSetStore sets;
   private final PodStore podStore;
-  private final Repositories.Pods pods;
-  private final Repositories.Pvcs claims;
+  private final RunningPods running;
   private final RevisionStore revisions;
   private final OperationSteps steps;
 
-  public ClusterRelease(KubernetesClient client, StatefulSetStore sets, PodStore podStore, Repositories.Pods pods,
-      Repositories.Pvcs claims, RevisionStore revisions, OperationSteps steps) {
+  public ClusterRelease(KubernetesClient client, StatefulSetStore sets, PodStore podStore, RunningPods running,
+      RevisionStore revisions, OperationSteps steps) {
     this.steps = steps;
     this.client = client;
     this.sets = sets;
     this.podStore = podStore;
-    this.pods = pods;
-    this.claims = claims;
+    this.running = running;
     this.revisions = revisions;
   }
 
@@ -181,7 +175,8 @@ public class ClusterRelease implements ReleaseActivities {
       unowned.getMetadata().setLabels(labels);
       unowned.getMetadata().setAnnotations(meta.getAnnotations());
       unowned.setRevision(revision.getRevision());
-      unowned.setData(revision.getData());
+      unowned.setData(revisions.find(plan.namespace(), meta.getName()).map(RevisionStore::clusterData)
+          .orElseThrow(() -> new IllegalStateException("revision " + meta.getName() + " went meanwhile")));
       try {
         cluster.resource(unowned).create();
       } catch (KubernetesClientException e) {
@@ -220,27 +215,7 @@ public class ClusterRelease implements ReleaseActivities {
   @Override
   public void detach(ReleasePlan plan) {
     steps.begin("release", plan.namespace(), plan.name(), "detach");
-    // First the marks, so that the kubernetes driver stops taking the pods for its own; then the records.
-    for (AdoptionPlan.Member member : plan.pods()) {
-      Pod pod = client.pods().inNamespace(plan.namespace()).withName(member.name()).get();
-      if (pod != null && member.uid().equals(pod.getMetadata().getUid())
-          && Labels.annotation(pod.getMetadata(), ClusterObjects.POD_UID_ANNOTATION) != null) {
-        client.pods().inNamespace(plan.namespace()).withName(member.name())
-            .edit(p -> unmarked(p, ClusterObjects.POD_UID_ANNOTATION));
-      }
-    }
-    for (PvcRow row : claims.findByNamespaceAndSetNameOrderByName(plan.namespace(), plan.name())) {
-      PersistentVolumeClaim claim = client.persistentVolumeClaims().inNamespace(plan.namespace()).withName(row.name()).get();
-      if (claim != null && Labels.annotation(claim.getMetadata(), ClusterObjects.CLAIM_UID_ANNOTATION) != null) {
-        client.persistentVolumeClaims().inNamespace(plan.namespace()).withName(row.name())
-            .edit(c -> unmarked(c, ClusterObjects.CLAIM_UID_ANNOTATION));
-      }
-      claims.deleteByIdAndUid(row.id(), row.uid());
-    }
-    for (AdoptionPlan.Member member : plan.pods()) {
-      pods.findById(StatefulSetStore.id(plan.namespace(), member.name()))
-          .ifPresent(row -> pods.deleteByIdAndUid(row.id(), row.uid()));
-    }
+    running.forget(plan.namespace(), plan.name());
   }
 
   @Override
@@ -281,13 +256,5 @@ public class ClusterRelease implements ReleaseActivities {
     });
   }
 
-
-  private static <T extends HasMetadata> T unmarked(T object, String annotation) {
-    Map<String, String> annotations = new LinkedHashMap<>(
-        Objects.requireNonNullElse(object.getMetadata().getAnnotations(), Map.of()));
-    annotations.remove(annotation);
-    object.getMetadata().setAnnotations(annotations.isEmpty() ? null : annotations);
-    return object;
-  }
 
 }

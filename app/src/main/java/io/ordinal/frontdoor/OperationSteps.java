@@ -15,7 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The steps of an adoption or a release, said in the log as each starts ("adoption of shop/web:
+ * The steps of an adoption or a release (and of a take-over or hand-back of an apps/v1 set by Ordinal
+ * as the cluster's StatefulSet controller), said in the log as each starts ("adoption of shop/web:
  * moveOwnership"). {@code ordinal.adoption.step-pause} (default none) makes each wait that long
  * first, heartbeating: long enough for a test to kill the service inside every step.
  */

@@ -1,10 +1,8 @@
 package io.ordinal.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,7 +11,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,37 +32,29 @@ class AdoptionCrashIT {
     try (ControlPlane cluster = ControlPlane.start();
          OrdinalService ordinal = cluster.startOrdinal("adoption-crash", Map.of("ORDINAL_ADOPTION_STEP_PAUSE", "3s"))) {
       Kubectl kubectl = cluster.kubectl();
-      kubectl.run("create", "namespace", NS).ok();
-      for (int i = 0; i < 3; i++) {
-        cluster.persistentVolume(NS + "-www-" + i, "1Gi");
-      }
-      ObjectNode set = Manifests.web("web", 3, 0, Map.of());
-      ((ObjectNode) set.get("metadata")).remove("annotations");
-      ((ObjectNode) set.at("/spec/volumeClaimTemplates/0/spec")).put("storageClassName", "standard");
-      kubectl.run(KubeJson.write(set), Map.of(), "-n", NS, "apply", "-f", "-").ok();
-      kubectl.run("-n", NS, "rollout", "status", "statefulset/web", "--timeout=120s").ok();
+      cluster.applyWeb(NS, 3, true, set -> { });
       String revision = json(kubectl, "get", "statefulset.apps/web").at("/status/updateRevision").asText();
-      Map<String, String> claims = uids(kubectl, "pvc");
+      Map<String, String> claims = cluster.uids(NS, "pvc");
 
       try (PodWatch watch = new PodWatch(kubectl, NS, "web")) {
         watch.awaitReady(3, Set.of());
-        Map<String, String> pods = uids(kubectl, "pods");
+        Map<String, String> pods = cluster.uids(NS, "pods");
 
         killedInEachStep(ordinal, "adoption", ADOPTION, "adopt");
         awaitJson(kubectl, "pods", items -> allOwnedBy(items, "apps.ordinal.io/v1"));
         JsonNode ours = ordinal.api().await(Paths.set(NS, "web"), Duration.ofSeconds(90),
             r -> r.code() == 200 && r.json().at("/status/readyReplicas").asInt() == 3);
         assertEquals(revision, ours.at("/status/updateRevision").asText(), ours.toString());
-        assertEquals(pods, uids(kubectl, "pods"), "the same pods, under Ordinal");
-        assertEquals(claims, uids(kubectl, "pvc"), "the same claims");
+        assertEquals(pods, cluster.uids(NS, "pods"), "the same pods, under Ordinal");
+        assertEquals(claims, cluster.uids(NS, "pvc"), "the same claims");
 
         killedInEachStep(ordinal, "release", RELEASE, "release");
         awaitJson(kubectl, "pods", items -> allOwnedBy(items, "apps/v1"));
         JsonNode upstream = awaitJsonObject(kubectl, "statefulset.apps/web",
             s -> s.at("/status/currentRevision").asText().equals(revision) && s.at("/status/readyReplicas").asInt() == 3);
         assertEquals(revision, upstream.at("/status/updateRevision").asText());
-        assertEquals(pods, uids(kubectl, "pods"), "the same pods, back under upstream's controller");
-        assertEquals(claims, uids(kubectl, "pvc"));
+        assertEquals(pods, cluster.uids(NS, "pods"), "the same pods, back under upstream's controller");
+        assertEquals(claims, cluster.uids(NS, "pvc"));
         assertEquals(3, watch.seen().size(), "no pod was replaced: " + watch.seen());
         watch.seen().forEach(s -> assertEquals(0, s.deleted(), "web-" + s.ordinal() + " was deleted"));
       }
@@ -144,11 +133,4 @@ class AdoptionCrashIT {
     throw new AssertionError(resource + " never got there: " + last);
   }
 
-  private static Map<String, String> uids(Kubectl kubectl, String resource) throws Exception {
-    Map<String, String> uids = new TreeMap<>();
-    json(kubectl, "get", resource).path("items")
-        .forEach(item -> uids.put(item.at("/metadata/name").asText(), item.at("/metadata/uid").asText()));
-    assertTrue(uids.size() >= 3, resource + ": " + uids);
-    return uids;
-  }
 }

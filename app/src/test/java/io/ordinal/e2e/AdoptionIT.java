@@ -4,12 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.store.KubeJson;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,25 +48,14 @@ class AdoptionIT {
     return KubeJson.JSON.readTree(kubectl(args));
   }
 
-  /** The docs' web set (claims www-web-N) as apps/v1, run by upstream's controller until it is current. */
+  /** The docs' web set as apps/v1, run by upstream's controller until it is current; its revision. */
   private static String runUpstream(String ns, int replicas) throws Exception {
-    kubectl("create", "namespace", ns);
-    for (int i = 0; i < replicas + 1; i++) {
-      cluster.persistentVolume(ns + "-www-" + i, "1Gi");
-    }
-    ObjectNode set = Manifests.web("web", replicas, 0, Map.of());
-    ((ObjectNode) set.get("metadata")).remove("annotations"); // the example names Ordinal's sim driver
-    ((ObjectNode) set.at("/spec/volumeClaimTemplates/0/spec")).put("storageClassName", "standard");
-    cluster.kubectl().run(KubeJson.write(set), Map.of(), "-n", ns, "apply", "-f", "-").ok();
-    kubectl("-n", ns, "rollout", "status", "statefulset/web", "--timeout=120s");
+    cluster.applyWeb(ns, replicas, true, set -> { });
     return json("-n", ns, "get", "statefulset.apps/web", "-o", "json").at("/status/updateRevision").asText();
   }
 
   private static Map<String, String> uids(String ns, String resource) throws Exception {
-    Map<String, String> uids = new TreeMap<>();
-    json("-n", ns, "get", resource, "-o", "json").path("items")
-        .forEach(item -> uids.put(item.at("/metadata/name").asText(), item.at("/metadata/uid").asText()));
-    return uids;
+    return cluster.uids(ns, resource);
   }
 
   @Test

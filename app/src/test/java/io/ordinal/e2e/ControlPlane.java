@@ -1,5 +1,7 @@
 package io.ordinal.e2e;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.ordinal.store.KubeJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,6 +10,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
 
 /**
  * A real Kubernetes control plane (kube-apiserver, kube-controller-manager with upstream's
@@ -51,6 +55,34 @@ final class ControlPlane implements AutoCloseable {
     run("pv", dir.toString(), name, size);
   }
 
+  /**
+   * The docs' web set as apps/v1 (its claims www-web-N bound to PersistentVolumes made for them, two
+   * to spare), applied in namespace {@code ns} (made first if {@code createNamespace}) with {@code
+   * edit} done to it, and current ({@code kubectl rollout status}, under whichever controller runs it).
+   */
+  void applyWeb(String ns, int replicas, boolean createNamespace, Consumer<ObjectNode> edit) throws Exception {
+    if (createNamespace) {
+      kubectl.run("create", "namespace", ns).ok();
+      for (int i = 0; i < replicas + 2; i++) {
+        persistentVolume(ns + "-www-" + i, "1Gi");
+      }
+    }
+    ObjectNode set = Manifests.web("web", replicas, 0, Map.of());
+    ((ObjectNode) set.get("metadata")).remove("annotations"); // the example names Ordinal's sim driver
+    ((ObjectNode) set.at("/spec/volumeClaimTemplates/0/spec")).put("storageClassName", "standard");
+    edit.accept(set);
+    kubectl.run(KubeJson.write(set), Map.of(), "-n", ns, "apply", "-f", "-").ok();
+    kubectl.run("-n", ns, "rollout", "status", "statefulset/web", "--timeout=120s").ok();
+  }
+
+  /** The uids of a namespace's objects of {@code resource}, by name. */
+  Map<String, String> uids(String ns, String resource) throws IOException {
+    Map<String, String> uids = new TreeMap<>();
+    KubeJson.JSON.readTree(kubectl.run("-n", ns, "get", resource, "-o", "json").ok().out()).path("items")
+        .forEach(item -> uids.put(item.at("/metadata/name").asText(), item.at("/metadata/uid").asText()));
+    return uids;
+  }
+
   /** SIGKILL to one component ({@code etcd}, {@code kube-apiserver}, ...), as a crash. */
   void kill(String component) throws IOException, InterruptedException {
     run("kill", dir.toString(), component);
@@ -59,6 +91,16 @@ final class ControlPlane implements AutoCloseable {
   /** Starts a killed etcd or kube-apiserver again, on its ports, with its state; returns once it answers. */
   void restart(String component) throws IOException, InterruptedException {
     run("restart", dir.toString(), component);
+  }
+
+  /**
+   * Kills kube-controller-manager and starts it again with {@code controllers} added to its
+   * {@code --controllers} (e.g. {@code -statefulset-controller}: a cluster whose StatefulSets another
+   * controller runs; empty: every default controller again).
+   */
+  void restartControllerManager(String controllers) throws IOException, InterruptedException {
+    kill("kube-controller-manager");
+    run(Map.of("KCP_CONTROLLERS", controllers), "restart", dir.toString(), "kube-controller-manager");
   }
 
   /**

@@ -27,6 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class DeployManifestsIT {
   private static final Path BASE = Path.of("..", "deploy", "kubernetes").toAbsolutePath().normalize();
+  private static final Path CONTROLLER_OVERLAY = Path.of("..", "deploy", "kubernetes-statefulset-controller")
+      .toAbsolutePath().normalize();
   private static final String NAMESPACE = "ordinal-system";
   private static final String SERVICE_ACCOUNT = "system:serviceaccount:" + NAMESPACE + ":ordinal";
   private static final String CRD = "customresourcedefinitions.apiextensions.k8s.io/statefulsets.apps.ordinal.io";
@@ -115,6 +117,27 @@ class DeployManifestsIT {
     // The namespace enforces (and warns of) the restricted Pod Security Standard: the Deployment's pod
     // template meets it, or the dry run would say "would violate PodSecurity".
     assertFalse(result.err().contains("PodSecurity"), result.err());
+  }
+
+  @Test
+  void theStatefulSetControllerOverlayTurnsTheSettingOnAndGrantsWhatItNeedsToTheServicesAccount() throws Exception {
+    List<JsonNode> overlay = KubeJson.YAML.readerFor(JsonNode.class)
+        .<JsonNode>readValues(kubectl("kustomize", CONTROLLER_OVERLAY.toString()).out()).readAll();
+    JsonNode config = overlay.stream().filter(o -> o.path("kind").asText().equals("ConfigMap")).findFirst().orElseThrow();
+    assertEquals("true", config.at("/data/ORDINAL_KUBERNETES_STATEFULSET_CONTROLLER").asText(), config.toString());
+    JsonNode binding = overlay.stream().filter(o -> o.path("kind").asText().equals("ClusterRoleBinding")
+        && o.at("/metadata/name").asText().equals("ordinal-statefulset-controller")).findFirst().orElseThrow();
+    assertEquals("ordinal", binding.at("/subjects/0/name").asText());
+    assertEquals(NAMESPACE, binding.at("/subjects/0/namespace").asText());
+    JsonNode role = overlay.stream().filter(o -> o.path("kind").asText().equals("ClusterRole")
+        && o.at("/metadata/name").asText().equals("ordinal-statefulset-controller")).findFirst().orElseThrow();
+    String rules = role.path("rules").toString();
+    for (String resource : List.of("statefulsets", "statefulsets/status", "controllerrevisions", "pods")) {
+      assertTrue(rules.contains("\"" + resource + "\""), resource + " in " + rules);
+    }
+    Kubectl.Result result = kubectl("apply", "--dry-run=server", "-k", CONTROLLER_OVERLAY.toString());
+    assertTrue(result.out().contains("clusterrole.rbac.authorization.k8s.io/ordinal-statefulset-controller created"),
+        result.out());
   }
 
   @ParameterizedTest(name = "{0}")

@@ -41,7 +41,10 @@ public class LongestFirst implements ClassOrderer {
       Map.entry("EmbeddedDatabaseSecurityIT", 17), Map.entry("DeployManifestsIT", 16),
       Map.entry("StepOverheadBenchmarkIT", 15), Map.entry("LogsAndHealthIT", 15), Map.entry("AuditIT", 14),
       Map.entry("ConcurrencyIT", 13), Map.entry("WatchLatencyBenchmarkIT", 13), Map.entry("TemporalTlsIT", 12),
-      Map.entry("InvalidInputIT", 12));
+      Map.entry("InvalidInputIT", 12),
+      // Measured alone in their own runs (they came after the suite's run above).
+      Map.entry("AdoptionCrashIT", 220), Map.entry("StatefulSetControllerCrashIT", 200), Map.entry("AdoptionIT", 66),
+      Map.entry("StatefulSetControllerIT", 80), Map.entry("UpgradeIT", 49));
 
   private static int seconds(ClassDescriptor descriptor) {
     return SECONDS.getOrDefault(descriptor.getTestClass().getSimpleName(), 5);
