@@ -22,7 +22,8 @@ public interface PodActivities {
 
   /**
    * Ensures the pod exists at its revision and starts it on the set's driver. Its claims are made
-   * first if missing (runs started before {@link Steps#NAMED_STEPS} call no {@link #createClaims}).
+   * first if missing (runs since version 4 of {@link Steps#NAMED_STEPS}, and those before the named
+   * steps, call no {@link #createClaims}: one activity, one marker, per pod).
    */
   @ActivityMethod
   void createPod(PodCreation request);

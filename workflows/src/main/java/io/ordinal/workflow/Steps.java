@@ -36,13 +36,16 @@ import java.util.function.Supplier;
  * a wait that a signal ended first; since {@link #CONTINUES_AS_NEW_ON_BUDGET_VERSION} a run continues
  * as new as soon as its history budget is spent, whatever it is doing: an operation's wait ends for it,
  * and a controller hands its running operation over to its next run instead of waiting for the set to
- * converge.
+ * converge; since {@link #STANDING_TIMER_VERSION} a pod is made by one {@code CreatePod} (its claims
+ * first, in the same activity), and a wait keeps the timer of an earlier wait that fires no later than
+ * it needs instead of starting and cancelling one each time (two events a step).
  */
 final class Steps {
   static final String NAMED_STEPS = "named-steps";
   private static final int NAMED_STEPS_VERSION = 1;
   private static final int CANCELLED_WAIT_TIMERS_VERSION = 2;
   private static final int CONTINUES_AS_NEW_ON_BUDGET_VERSION = 3;
+  private static final int STANDING_TIMER_VERSION = 4;
   /** Ensure-then-observe settles in one pass (two when the template changes meanwhile); more is a bug. */
   private static final int MAX_REVISION_PASSES = 5;
 
@@ -55,6 +58,11 @@ final class Steps {
   private final boolean startedBeforeNamedSteps;
   private final boolean cancelsWaitTimers;
   private final boolean continuesAsNewOnBudget;
+  private final boolean standingTimer;
+  /** The timer the last wait started (version 4): kept while it fires no later than a wait needs. */
+  private Promise<Void> timer;
+  private long timerFiresAt;
+  private CancellationScope timerScope;
   /** The status the last observation computed, until it is published. */
   private StatusPublication unpublished;
 
@@ -62,11 +70,12 @@ final class Steps {
     this.startedBeforeNamedSteps = version < NAMED_STEPS_VERSION;
     this.cancelsWaitTimers = version >= CANCELLED_WAIT_TIMERS_VERSION;
     this.continuesAsNewOnBudget = version >= CONTINUES_AS_NEW_ON_BUDGET_VERSION;
+    this.standingTimer = version >= STANDING_TIMER_VERSION;
   }
 
   /** Must be the run's first command, as it is in every history recorded since the change. */
   static Steps ofThisRun() {
-    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, CONTINUES_AS_NEW_ON_BUDGET_VERSION));
+    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, STANDING_TIMER_VERSION));
   }
 
   /**
@@ -93,6 +102,10 @@ final class Steps {
     if (woken.get()) {
       return;
     }
+    if (standingTimer) {
+      awaitOnStandingTimer(timeout, why, woken);
+      return;
+    }
     List<Promise<Void>> timer = new ArrayList<>(1);
     TimerOptions summary = TimerOptions.newBuilder().setSummary(why).build();
     CancellationScope scope = Workflow.newCancellationScope(() -> timer.add(Workflow.newTimer(timeout, summary)));
@@ -101,6 +114,29 @@ final class Steps {
     if (!timer.getFirst().isCompleted()) {
       scope.cancel();
     }
+  }
+
+  /**
+   * The wait of version 4: a timer still pending that fires no later than {@code timeout} from now
+   * serves this wait too (it may end it early: the caller observes and waits again, as after any
+   * wake); only a wait that needs an earlier one starts a timer, and cancels the one it supersedes.
+   * So a step ended by a pod's signal adds no timer events, where each added a start and a cancel.
+   */
+  private void awaitOnStandingTimer(Duration timeout, String why, Supplier<Boolean> woken) {
+    long firesAt = Workflow.currentTimeMillis() + timeout.toMillis();
+    if (timer == null || timer.isCompleted() || timerFiresAt > firesAt) {
+      if (timerScope != null && timer != null && !timer.isCompleted()) {
+        timerScope.cancel();
+      }
+      TimerOptions summary = TimerOptions.newBuilder().setSummary(why).build();
+      List<Promise<Void>> started = new ArrayList<>(1);
+      timerScope = Workflow.newCancellationScope(() -> started.add(Workflow.newTimer(timeout, summary)));
+      timerScope.run();
+      timer = started.getFirst();
+      timerFiresAt = firesAt;
+    }
+    Promise<Void> waitingOn = timer;
+    Workflow.await(() -> waitingOn.isCompleted() || woken.get());
   }
 
   /**
@@ -192,7 +228,7 @@ final class Steps {
   void createPod(SetKey key, int ordinal, String revision) {
     PodCreation creation = new PodCreation(key, ordinal, revision, node);
     String pod = key.podName(ordinal);
-    if (!startedBeforeNamedSteps) {
+    if (!startedBeforeNamedSteps && !standingTimer) {
       onNode("create the claims of " + pod, pods -> pods.createClaims(creation));
     }
     onNode("create pod " + pod + " at revision " + revision, pods -> pods.createPod(creation));

@@ -35,6 +35,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReplayTest {
   static final Path HISTORIES = Path.of("src", "test", "resources", "histories");
   /**
+   * Version 3 of the named steps: a pod's claims were a {@code CreateClaims} of their own, and each
+   * wait a signal ended started and cancelled a timer.
+   */
+  static final Path CONTINUES_AS_NEW_ON_BUDGET = HISTORIES.resolve("continues-as-new-on-budget");
+  /**
    * Version 2 of the named steps: a controller continued as new only once its set had converged, an
    * operation looked at its history budget only after a wait.
    */
@@ -68,7 +73,7 @@ class ReplayTest {
   }
 
   static Stream<Path> folders() {
-    return Stream.of(HISTORIES, CANCELLED_WAIT_TIMERS, NAMED_STEPS, BEFORE_NAMED_STEPS);
+    return Stream.of(HISTORIES, CONTINUES_AS_NEW_ON_BUDGET, CANCELLED_WAIT_TIMERS, NAMED_STEPS, BEFORE_NAMED_STEPS);
   }
 
   /**
