@@ -36,6 +36,18 @@ public class PodActivitiesImpl implements PodActivities {
   }
 
   @Override
+  public void createPods(PodCreations request) {
+    onNode(request.node());
+    request.pods().forEach(pod -> lifecycle.createPod(pod.set(), pod.ordinal(), pod.revision()));
+  }
+
+  @Override
+  public void deletePods(PodDeletions request) {
+    onNode(request.node());
+    request.pods().forEach(pod -> lifecycle.deleteOwnedPod(pod.set(), pod.podName(), pod.reason()));
+  }
+
+  @Override
   public void updateClaims(ClaimUpdate request) {
     onNode(request.node());
     lifecycle.updateClaims(request.set(), request.ordinal(), request.podName());

@@ -169,7 +169,9 @@ class MultiInstanceIT {
       assertEquals(200, patched.code(), patched.body());
     }
     for (String set : nodeOf.keySet()) {
-      viaA.await(Paths.set(ns, set) + "/status", TIMEOUT, r -> r.json().at("/status/updatedReplicas").asInt() >= 1);
+      // Mid-rollout: the new generation observed (the status before it counts every pod as updated) and a pod on it.
+      viaA.await(Paths.set(ns, set) + "/status", TIMEOUT, r -> r.json().at("/status/observedGeneration").asLong()
+          == r.json().at("/metadata/generation").asLong() && r.json().at("/status/updatedReplicas").asInt() >= 1);
     }
     nodeB.kill9();
 
@@ -248,7 +250,8 @@ class MultiInstanceIT {
    * worker, which is not the set's node), "ordinal-node-node-a by node-a" (on that task queue).
    */
   record Histories(Set<String> workflowTaskNodes, Map<String, Set<String>> podSteps) {
-    static final Set<String> POD_STEPS = Set.of("CreateClaims", "CreatePod", "DeletePod", "UpdateClaims", "DeleteClaim");
+    static final Set<String> POD_STEPS = Set.of("CreateClaims", "CreatePod", "CreatePods", "DeletePod", "DeletePods",
+        "UpdateClaims", "DeleteClaim");
 
     static Histories of(WorkflowClient client, String ns) {
       Set<String> nodes = new TreeSet<>();

@@ -5,6 +5,8 @@ import io.ordinal.model.SetSnapshot;
 import io.ordinal.planner.Action;
 import io.ordinal.planner.Plan;
 import io.ordinal.planner.Planner;
+import io.ordinal.workflow.PodActivities.PodCreation;
+import io.ordinal.workflow.PodActivities.PodDeletion;
 import io.ordinal.workflow.SetActivities.HookFailure;
 import io.ordinal.workflow.SetActivities.OperationClaim;
 import io.ordinal.workflow.SetActivities.ProgressingCondition;
@@ -17,6 +19,8 @@ import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInfo;
 import io.temporal.workflow.WorkflowInit;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -156,13 +160,27 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       metrics.acting(set, now);
     }
     Action previous = null;
-    for (Action action : plan.actions()) {
+    List<Action> actions = plan.actions();
+    for (int i = 0; i < actions.size(); i++) {
+      Action action = actions.get(i);
       if (state.pauseRequested && !(previous instanceof Action.RunHook)) {
         return AfterActing.WAIT; // a wait the pause ends at once, then an observation that reads it
       }
       previous = action;
       switch (action) {
+        case Action.CreatePod create when steps.batchesPodSteps() -> {
+          List<PodCreation> row = inARow(actions, i, Action.CreatePod.class).stream()
+              .map(c -> new PodCreation(key, c.ordinal(), c.revision())).toList();
+          steps.createPods(key, row);
+          i += row.size() - 1;
+        }
         case Action.CreatePod create -> steps.createPod(key, create.ordinal(), create.revision());
+        case Action.DeletePod delete when steps.batchesPodSteps() -> {
+          List<Action.DeletePod> row = inARow(actions, i, Action.DeletePod.class);
+          row.stream().filter(d -> Planner.FORCED_REPLACEMENT.equals(d.reason())).forEach(d -> metrics.forcedReplacement());
+          steps.deletePods(key, row.stream().map(d -> new PodDeletion(key, d.podName(), d.reason())).toList());
+          i += row.size() - 1;
+        }
         case Action.DeletePod delete -> {
           if (Planner.FORCED_REPLACEMENT.equals(delete.reason())) {
             metrics.forcedReplacement();
@@ -183,6 +201,15 @@ public class OperationWorkflowImpl implements OperationWorkflow {
       }
     }
     return plan.observeAgainAtOnce() ? AfterActing.OBSERVE_AGAIN : AfterActing.WAIT;
+  }
+
+  /** The actions of {@code type} in a row from {@code from} on (the first is one). */
+  private static <T extends Action> List<T> inARow(List<Action> actions, int from, Class<T> type) {
+    List<T> row = new ArrayList<>();
+    for (int i = from; i < actions.size() && type.isInstance(actions.get(i)); i++) {
+      row.add(type.cast(actions.get(i)));
+    }
+    return row;
   }
 
   /**

@@ -3,6 +3,7 @@ package io.ordinal.workflow;
 import io.ordinal.model.SetKey;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
+import java.util.List;
 
 /**
  * The port through which workflows create and delete a set's pods and claims. Idempotent: create if
@@ -33,6 +34,17 @@ public interface PodActivities {
   void deletePod(PodDeletion request);
 
   /**
+   * {@link #createPod} of several pods of one set, in their order: the creations a plan makes in a
+   * row (a Parallel scale's) as one activity, one marker in the history (version 4 of the steps).
+   */
+  @ActivityMethod
+  void createPods(PodCreations request);
+
+  /** {@link #deletePod} of several pods of one set, in their order, as one activity. */
+  @ActivityMethod
+  void deletePods(PodDeletions request);
+
+  /**
    * Makes the claims of pod {@code ordinal} what the set asks for now: ownerReferences by its
    * persistentVolumeClaimRetentionPolicy, size by its volumeClaimTemplates (expansion); a no-op when
    * they already are.
@@ -52,6 +64,10 @@ public interface PodActivities {
       this(set, ordinal, revision, null);
     }
   }
+
+  record PodCreations(SetKey set, List<PodCreation> pods, String node) {}
+
+  record PodDeletions(SetKey set, List<PodDeletion> pods, String node) {}
 
   record ClaimUpdate(SetKey set, int ordinal, String podName, String node) {
     public ClaimUpdate(SetKey set, int ordinal, String podName) {

@@ -5,7 +5,9 @@ import io.ordinal.model.SetSnapshot;
 import io.ordinal.workflow.PodActivities.ClaimDeletion;
 import io.ordinal.workflow.PodActivities.ClaimUpdate;
 import io.ordinal.workflow.PodActivities.PodCreation;
+import io.ordinal.workflow.PodActivities.PodCreations;
 import io.ordinal.workflow.PodActivities.PodDeletion;
+import io.ordinal.workflow.PodActivities.PodDeletions;
 import io.ordinal.workflow.SetActivities.HistoryPruning;
 import io.ordinal.workflow.SetActivities.StatusPublication;
 import io.temporal.failure.ActivityFailure;
@@ -36,16 +38,17 @@ import java.util.function.Supplier;
  * a wait that a signal ended first; since {@link #CONTINUES_AS_NEW_ON_BUDGET_VERSION} a run continues
  * as new as soon as its history budget is spent, whatever it is doing: an operation's wait ends for it,
  * and a controller hands its running operation over to its next run instead of waiting for the set to
- * converge; since {@link #STANDING_TIMER_VERSION} a pod is made by one {@code CreatePod} (its claims
- * first, in the same activity), and a wait keeps the timer of an earlier wait that fires no later than
- * it needs instead of starting and cancelling one each time (two events a step).
+ * converge; since {@link #FEWER_EVENTS_VERSION} a pod is made by one {@code CreatePod} (its claims
+ * first, in the same activity), the pods a plan creates (or deletes) in a row are one {@code
+ * CreatePods} ({@code DeletePods}), and a wait keeps the timer of an earlier wait that fires no later
+ * than it needs instead of starting and cancelling one each time (two events a step).
  */
 final class Steps {
   static final String NAMED_STEPS = "named-steps";
   private static final int NAMED_STEPS_VERSION = 1;
   private static final int CANCELLED_WAIT_TIMERS_VERSION = 2;
   private static final int CONTINUES_AS_NEW_ON_BUDGET_VERSION = 3;
-  private static final int STANDING_TIMER_VERSION = 4;
+  private static final int FEWER_EVENTS_VERSION = 4;
   /** Ensure-then-observe settles in one pass (two when the template changes meanwhile); more is a bug. */
   private static final int MAX_REVISION_PASSES = 5;
 
@@ -58,7 +61,7 @@ final class Steps {
   private final boolean startedBeforeNamedSteps;
   private final boolean cancelsWaitTimers;
   private final boolean continuesAsNewOnBudget;
-  private final boolean standingTimer;
+  private final boolean fewerEvents;
   /** The timer the last wait started (version 4): kept while it fires no later than a wait needs. */
   private Promise<Void> timer;
   private long timerFiresAt;
@@ -70,12 +73,12 @@ final class Steps {
     this.startedBeforeNamedSteps = version < NAMED_STEPS_VERSION;
     this.cancelsWaitTimers = version >= CANCELLED_WAIT_TIMERS_VERSION;
     this.continuesAsNewOnBudget = version >= CONTINUES_AS_NEW_ON_BUDGET_VERSION;
-    this.standingTimer = version >= STANDING_TIMER_VERSION;
+    this.fewerEvents = version >= FEWER_EVENTS_VERSION;
   }
 
   /** Must be the run's first command, as it is in every history recorded since the change. */
   static Steps ofThisRun() {
-    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, STANDING_TIMER_VERSION));
+    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, FEWER_EVENTS_VERSION));
   }
 
   /**
@@ -102,7 +105,7 @@ final class Steps {
     if (woken.get()) {
       return;
     }
-    if (standingTimer) {
+    if (fewerEvents) {
       awaitOnStandingTimer(timeout, why, woken);
       return;
     }
@@ -228,10 +231,37 @@ final class Steps {
   void createPod(SetKey key, int ordinal, String revision) {
     PodCreation creation = new PodCreation(key, ordinal, revision, node);
     String pod = key.podName(ordinal);
-    if (!startedBeforeNamedSteps && !standingTimer) {
+    if (!startedBeforeNamedSteps && !fewerEvents) {
       onNode("create the claims of " + pod, pods -> pods.createClaims(creation));
     }
     onNode("create pod " + pod + " at revision " + revision, pods -> pods.createPod(creation));
+  }
+
+  /** Whether the plan's pod creations (and deletions) in a row are one step ({@link #createPods}). */
+  boolean batchesPodSteps() {
+    return fewerEvents;
+  }
+
+  /** Several pods of the set, in order, as one step (one of them as {@link #createPod}). */
+  void createPods(SetKey key, List<PodCreation> creations) {
+    if (creations.size() == 1) {
+      createPod(key, creations.getFirst().ordinal(), creations.getFirst().revision());
+      return;
+    }
+    List<PodCreation> placed = creations.stream().map(c -> new PodCreation(key, c.ordinal(), c.revision(), node)).toList();
+    onNode("create pods " + String.join(", ", placed.stream().map(c -> key.podName(c.ordinal()) + " at revision "
+        + c.revision()).toList()), pods -> pods.createPods(new PodCreations(key, placed, node)));
+  }
+
+  /** Several pods of the set deleted, in order, as one step. */
+  void deletePods(SetKey key, List<PodDeletion> deletions) {
+    if (deletions.size() == 1) {
+      deletePod(key, deletions.getFirst().podName(), deletions.getFirst().reason());
+      return;
+    }
+    List<PodDeletion> placed = deletions.stream().map(d -> new PodDeletion(key, d.podName(), d.reason(), node)).toList();
+    onNode("delete pods " + String.join(", ", placed.stream().map(d -> d.podName() + ": " + d.reason()).toList()),
+        pods -> pods.deletePods(new PodDeletions(key, placed, node)));
   }
 
   void deletePod(SetKey key, String podName, String reason) {

@@ -132,6 +132,24 @@ class OperationWorkflowTest {
   }
 
   @Test
+  void aParallelScaleCreatesItsPodsInOneStepAndDeletesThemInOne() {
+    world.parallel = true;
+    world.replicas = 4;
+    startController();
+    assertTrue(operationResult(1).startsWith("converged"));
+    assertEquals(List.of("createPods:local"), world.steps, "one activity for the four creations");
+    assertEquals(List.of("+web-0@a", "+web-1@a", "+web-2@a", "+web-3@a"), world.log);
+    world.replicas = 1;
+    world.generation = 2;
+    world.log.clear();
+    world.steps.clear();
+    signalSpecChanged();
+    assertTrue(operationResult(2).startsWith("converged"));
+    assertEquals(List.of("deletePods:local"), world.steps);
+    assertEquals(List.of("-web-3", "-web-2", "-web-1"), world.log);
+  }
+
+  @Test
   void scaleDownTerminatesHighestOrdinalFirst() {
     world.replicas = 3;
     startController();
@@ -554,6 +572,8 @@ class OperationWorkflowTest {
 
     /** Each existing claim's owner, by ordinal: "none" or "pod". */
     final Map<Integer, String> claimOwners = new TreeMap<>();
+    /** podManagementPolicy Parallel. */
+    boolean parallel;
 
     @Override
     public synchronized Observation observe(SetKey key) {
@@ -579,7 +599,7 @@ class OperationWorkflowTest {
           .map(e -> "data-" + key.podName(e.getKey())).toList();
       java.util.Set<Integer> memberOrdinals = new java.util.TreeSet<>(members);
       memberOrdinals.addAll(pods.keySet());
-      return new Observation(new SetSnapshot(key, true, false, generation, replicas, false, minReadySeconds, true, 0, 1,
+      return new Observation(new SetSnapshot(key, true, false, generation, replicas, parallel, minReadySeconds, true, 0, 1,
           currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete, hooks,
           List.copyOf(memberOrdinals), held, List.of()), null, false, false, false, false, node);
     }
@@ -659,6 +679,22 @@ class OperationWorkflowTest {
     @Override
     public void createPod(PodCreation request) {
       step("createPod", request.node());
+      create(request);
+    }
+
+    @Override
+    public void createPods(PodCreations request) {
+      step("createPods", request.node());
+      request.pods().forEach(this::create);
+    }
+
+    @Override
+    public void deletePods(PodDeletions request) {
+      step("deletePods", request.node());
+      request.pods().forEach(this::delete);
+    }
+
+    private void create(PodCreation request) {
       synchronized (this) {
         claimOwners.putIfAbsent(request.ordinal(), "none"); // its claims first, as PodLifecycle.createPod
       }
@@ -722,6 +758,10 @@ class OperationWorkflowTest {
     @Override
     public void deletePod(PodDeletion request) {
       step("deletePod", request.node());
+      delete(request);
+    }
+
+    private void delete(PodDeletion request) {
       String podName = request.podName();
       int ordinal = Integer.parseInt(podName.substring(podName.lastIndexOf('-') + 1));
       synchronized (this) {
