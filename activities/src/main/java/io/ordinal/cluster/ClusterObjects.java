@@ -4,9 +4,12 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.ordinal.kube.Labels;
+import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.KubeJson;
+import io.ordinal.store.RevisionStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,6 +56,37 @@ public final class ClusterObjects {
   /** Whether {@code set} mirrors an apps/v1 object of the cluster (Ordinal is the cluster's StatefulSet controller). */
   public static boolean mirrorsBuiltin(StatefulSet set) {
     return clusterUid(set).isPresent() && BUILTIN_API_VERSION.equals(clusterApiVersion(set));
+  }
+
+  /** A controller reference to the cluster's StatefulSet {@code name} of {@code apiVersion}, as upstream's controllers write them. */
+  public static OwnerReference controllerReference(String apiVersion, String name, String uid) {
+    return new OwnerReferenceBuilder().withApiVersion(apiVersion).withKind(KIND).withName(name).withUid(uid)
+        .withController(true).withBlockOwnerDeletion(true).build();
+  }
+
+  /**
+   * Ordinal's revision ({@code revision}, the API object of {@code row}) as a ControllerRevision of the
+   * cluster in upstream's form: its name, number, annotations, the template's labels and upstream's
+   * hash label (not Ordinal's), and its data byte for byte as upstream writes it; controlled by {@code
+   * owner}, or by nothing (for a controller to adopt) when it is null.
+   */
+  public static ControllerRevision revisionForCluster(ControllerRevision revision, ControllerRevisionRow row,
+      OwnerReference owner) {
+    ObjectMeta from = revision.getMetadata();
+    Map<String, String> labels = new LinkedHashMap<>(Labels.labels(from));
+    labels.remove(Labels.REVISION_HASH); // Ordinal's; upstream's revisions carry only its hash label
+    ControllerRevision copy = new ControllerRevision();
+    copy.setApiVersion("apps/v1");
+    copy.setKind("ControllerRevision");
+    copy.setMetadata(new ObjectMeta());
+    copy.getMetadata().setName(from.getName());
+    copy.getMetadata().setNamespace(from.getNamespace());
+    copy.getMetadata().setLabels(labels);
+    copy.getMetadata().setAnnotations(from.getAnnotations());
+    copy.getMetadata().setOwnerReferences(owner == null ? null : List.of(owner));
+    copy.setRevision(revision.getRevision());
+    copy.setData(RevisionStore.clusterData(row));
+    return copy;
   }
 
   /**

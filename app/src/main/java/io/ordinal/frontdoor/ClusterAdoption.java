@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -255,9 +254,7 @@ public class ClusterAdoption implements AdoptionActivities {
   @Override
   public void moveOwnership(AdoptionPlan plan, String objectUid) {
     steps.begin("adoption", plan.namespace(), plan.name(), "moveOwnership");
-    OwnerReference owner = new OwnerReferenceBuilder().withApiVersion(ClusterObjects.API_VERSION)
-        .withKind(ClusterObjects.KIND).withName(plan.name()).withUid(objectUid).withController(true)
-        .withBlockOwnerDeletion(true).build();
+    OwnerReference owner = ClusterObjects.controllerReference(ClusterObjects.API_VERSION, plan.name(), objectUid);
     running.mark(plan.namespace(), plan.name(), plan.pods(), owner);
   }
 

@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -453,9 +452,8 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     steps.begin(TAKE_OVER, namespace, name, "record");
     running.record(namespace, name, object.getMetadata().getUid(), upstream.getSpec().getVolumeClaimTemplates(), members);
     steps.begin(TAKE_OVER, namespace, name, "mark");
-    running.mark(namespace, name, members, new OwnerReferenceBuilder().withApiVersion(ClusterObjects.BUILTIN_API_VERSION)
-        .withKind(ClusterObjects.KIND).withName(name).withUid(object.getMetadata().getUid()).withController(true)
-        .withBlockOwnerDeletion(true).build());
+    running.mark(namespace, name, members, ClusterObjects.controllerReference(ClusterObjects.BUILTIN_API_VERSION, name,
+        object.getMetadata().getUid()));
     if (!members.isEmpty()) {
       log.info("cluster front door: took over apps/v1 StatefulSet {}/{} with its {} running pods", namespace, name,
           members.size());
@@ -477,10 +475,13 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
         .filter(r -> namespace.equals(r.getMetadata().getNamespace()) && OperationSteps.controlledBy(r, uid))
         .forEach(r -> inCluster.put(r.getMetadata().getName(), r));
     var cluster = client.apps().controllerRevisions().inNamespace(namespace);
+    OwnerReference owner = ClusterObjects.controllerReference(ClusterObjects.BUILTIN_API_VERSION,
+        object.getMetadata().getName(), uid);
     for (ControllerRevisionRow row : revisions.history(namespace, set.getMetadata().getName())) {
       ControllerRevision there = inCluster.remove(row.name());
       if (there == null) {
-        ControllerRevision revision = revisions.get(namespace, row.name()).map(r -> asClusters(r, row, object)).orElse(null);
+        ControllerRevision revision = revisions.get(namespace, row.name())
+            .map(r -> ClusterObjects.revisionForCluster(r, row, owner)).orElse(null);
         if (revision != null) {
           try {
             cluster.resource(revision).create();
@@ -504,24 +505,6 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
       }
     }
     inCluster.values().forEach(pruned -> cluster.resource(pruned).delete());
-  }
-
-  /** Ordinal's revision as the apps/v1 object's in the cluster. */
-  private static ControllerRevision asClusters(ControllerRevision revision, ControllerRevisionRow row,
-      GenericKubernetesResource object) {
-    ControllerRevision copy = KubeJson.copy(revision, ControllerRevision.class);
-    copy.setData(RevisionStore.clusterData(row));
-    ObjectMeta meta = copy.getMetadata();
-    meta.setUid(null);
-    meta.setResourceVersion(null);
-    meta.setCreationTimestamp(null);
-    Map<String, String> labels = new LinkedHashMap<>(Labels.labels(meta));
-    labels.remove(Labels.REVISION_HASH); // Ordinal's; upstream's revisions carry only its hash label
-    meta.setLabels(labels);
-    meta.setOwnerReferences(List.of(new OwnerReferenceBuilder().withApiVersion(ClusterObjects.BUILTIN_API_VERSION)
-        .withKind(ClusterObjects.KIND).withName(object.getMetadata().getName()).withUid(object.getMetadata().getUid())
-        .withController(true).withBlockOwnerDeletion(true).build()));
-    return copy;
   }
 
   /**

@@ -6,7 +6,6 @@ import static io.ordinal.frontdoor.OperationSteps.refused;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.ControllerRevision;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -163,20 +162,9 @@ public class ClusterRelease implements ReleaseActivities {
       if (!plan.name().equals(owner) || cluster.withName(revision.getMetadata().getName()).get() != null) {
         continue;
       }
-      ObjectMeta meta = revision.getMetadata();
-      Map<String, String> labels = new LinkedHashMap<>(Objects.requireNonNullElse(meta.getLabels(), Map.of()));
-      labels.remove(Labels.REVISION_HASH); // Ordinal's; upstream's revisions carry only its hash label
-      ControllerRevision unowned = new ControllerRevision();
-      unowned.setApiVersion("apps/v1");
-      unowned.setKind("ControllerRevision");
-      unowned.setMetadata(new ObjectMeta());
-      unowned.getMetadata().setName(meta.getName());
-      unowned.getMetadata().setNamespace(plan.namespace());
-      unowned.getMetadata().setLabels(labels);
-      unowned.getMetadata().setAnnotations(meta.getAnnotations());
-      unowned.setRevision(revision.getRevision());
-      unowned.setData(revisions.find(plan.namespace(), meta.getName()).map(RevisionStore::clusterData)
-          .orElseThrow(() -> new IllegalStateException("revision " + meta.getName() + " went meanwhile")));
+      String name = revision.getMetadata().getName();
+      ControllerRevision unowned = ClusterObjects.revisionForCluster(revision, revisions.find(plan.namespace(), name)
+          .orElseThrow(() -> new IllegalStateException("revision " + name + " went meanwhile")), null);
       try {
         cluster.resource(unowned).create();
       } catch (KubernetesClientException e) {
