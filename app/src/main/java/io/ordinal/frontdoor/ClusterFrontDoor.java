@@ -600,8 +600,8 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
       }
       KubeJson.JSON.<ArrayNode>valueToTree(Optional.ofNullable(set.getStatus().getConditions()).orElse(List.of()))
           .forEach(conditions::add);
-      RolloutStatus rollout = rollouts.status(set);
       if (caughtUp && !isBuiltin(object)) { // kubectl rollout status decides it for apps/v1 from upstream's fields
+        RolloutStatus rollout = rollouts.status(set);
         conditions.add(condition(object, ROLLOUT_COMPLETE, rollout.done(), rollout.phase(), rollout.message()));
       }
     }
