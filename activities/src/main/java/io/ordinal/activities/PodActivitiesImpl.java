@@ -11,10 +11,12 @@ import jakarta.inject.Singleton;
 public class PodActivitiesImpl implements PodActivities {
   private final PodLifecycle lifecycle;
   private final ThisNode thisNode;
+  private final StatusPublisher statuses;
 
-  public PodActivitiesImpl(PodLifecycle lifecycle, ThisNode thisNode) {
+  public PodActivitiesImpl(PodLifecycle lifecycle, ThisNode thisNode, StatusPublisher statuses) {
     this.lifecycle = lifecycle;
     this.thisNode = thisNode;
+    this.statuses = statuses;
   }
 
   @Override
@@ -27,24 +29,28 @@ public class PodActivitiesImpl implements PodActivities {
   public void createPod(PodCreation request) {
     onNode(request.node());
     lifecycle.createPod(request.set(), request.ordinal(), request.revision());
+    statuses.publish(request.status());
   }
 
   @Override
   public void deletePod(PodDeletion request) {
     onNode(request.node());
     lifecycle.deleteOwnedPod(request.set(), request.podName(), request.reason());
+    statuses.publish(request.status());
   }
 
   @Override
   public void createPods(PodCreations request) {
     onNode(request.node());
     request.pods().forEach(pod -> lifecycle.createPod(pod.set(), pod.ordinal(), pod.revision()));
+    statuses.publish(request.status());
   }
 
   @Override
   public void deletePods(PodDeletions request) {
     onNode(request.node());
     request.pods().forEach(pod -> lifecycle.deleteOwnedPod(pod.set(), pod.podName(), pod.reason()));
+    statuses.publish(request.status());
   }
 
   @Override

@@ -28,9 +28,12 @@ import io.ordinal.store.PodStore;
 import io.ordinal.store.PvcRow;
 import io.ordinal.store.Repositories;
 import io.ordinal.store.RevisionStore;
+import io.ordinal.store.SetChangeReader;
 import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.StoreException;
+import io.ordinal.workflow.KnownSet;
 import io.ordinal.workflow.Observation;
+import io.ordinal.workflow.SetChanges;
 import io.ordinal.workflow.SetActivities;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
@@ -54,6 +57,8 @@ public class SetActivitiesImpl implements SetActivities {
   private final Repositories.Pvcs pvcs;
   private final PodLifecycle lifecycle;
   private final MemberStore members;
+  private final SetChangeReader changes;
+  private final StatusPublisher statuses;
 
   /** Removes the set's ownerReferences from its claims, as the garbage collector does for an orphaning delete. */
   private void releaseClaims(StatefulSet set, List<PvcRow> claims) {
@@ -69,8 +74,10 @@ public class SetActivitiesImpl implements SetActivities {
   }
 
   public SetActivitiesImpl(StatefulSetStore sets, RevisionStore revisions, PodStore pods, EventRecorder events,
-      DriverRegistry drivers, Repositories.Pvcs pvcs, PodLifecycle lifecycle, MemberStore members) {
+      DriverRegistry drivers, Repositories.Pvcs pvcs, PodLifecycle lifecycle, MemberStore members, SetChangeReader changes, StatusPublisher statuses) {
+    this.statuses = statuses;
     this.members = members;
+    this.changes = changes;
     this.pvcs = pvcs;
     this.lifecycle = lifecycle;
     this.sets = sets;
@@ -82,57 +89,77 @@ public class SetActivitiesImpl implements SetActivities {
 
   @Override
   public Observation observe(SetKey key) {
+    // The complete reading the incremental steps start from, merged as they merge it: one way to observe.
+    return new KnownSet(key).apply(observeChanges(new ChangesRequest(key, 0, null, 0, false, true)), Instant.now().toEpochMilli());
+  }
+
+  @Override
+  public SetChanges observeChanges(ChangesRequest request) {
+    SetKey key = request.set();
     Optional<StatefulSet> found = sets.get(key.namespace(), key.name());
     if (found.isEmpty()) {
-      return new Observation(SetSnapshot.absent(key), null, false, false, false, false);
+      return SetChanges.absent(key);
     }
     StatefulSet set = found.get();
     var spec = set.getSpec();
+    var meta = set.getMetadata();
     List<ControllerRevisionRow> history = revisions.history(key.namespace(), key.name());
     Optional<RevisionStore.Ensured> update = RevisionStore.lookup(set, history);
     if (update.isEmpty()) {
-      return new Observation(null, null, true, false, false, false);
+      return SetChanges.missingRevision(key);
     }
+    boolean deleting = meta.getDeletionTimestamp() != null;
+    // Another set under the name, a new spec or a deletion can change what every pod is to it: read them all.
+    boolean sameSet = meta.getUid().equals(request.uid()) && meta.getGeneration() == request.generation()
+        && deleting == request.deleting();
+    SetChangeReader.Reading reading = changes.since(key.namespace(), key.name(), sameSet ? request.since() : 0,
+        request.complete());
     // A set deleted with its pods orphaned has none left to act on.
     PodStore.Claimed claimed = StatefulSetStore.orphansPods(set) ? new PodStore.Claimed(List.of(), List.of())
-        : pods.claim(pods.ofSet(key.namespace(), key.name()), PodFactory.ownerReference(set), spec.getSelector(),
-            set.getMetadata().getDeletionTimestamp() != null);
+        : pods.claim(reading.pods(), PodFactory.ownerReference(set), spec.getSelector(), deleting);
     List<PodRow> rows = claimed.owned();
-    List<PvcRow> claims = pvcs.findByNamespaceAndSetNameOrderByName(key.namespace(), key.name());
-    Set<Integer> staleOrdinals = staleClaims(set, rows, claims);
+    Set<Integer> staleOrdinals = staleClaims(set, rows, reading.claims());
     List<PodSnapshot> observed = rows.stream()
         .map(row -> PodStore.snapshot(row, staleOrdinals.contains(row.ordinal()))).toList();
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
-    StatefulSetStatus previous = set.getStatus();
-    SetStatus status = StatusCalculator.compute(set.getMetadata().getGeneration(), spec.getMinReadySeconds(),
-        rolling, spec.getReplicas(), previous.getCurrentRevision(), update.get().name(), update.get().collisionCount(), observed,
-        Instant.now().toEpochMilli());
+    StatefulSetStatus stored = set.getStatus();
     var rollingUpdate = rolling ? spec.getUpdateStrategy().getRollingUpdate() : null;
     int partition = rollingUpdate != null ? rollingUpdate.getPartition() : 0;
     int maxUnavailable = MaxUnavailable.resolve(rollingUpdate == null ? null : rollingUpdate.getMaxUnavailable(),
         spec.getReplicas());
-    SetSnapshot snapshot = new SetSnapshot(key, true, set.getMetadata().getDeletionTimestamp() != null,
-        set.getMetadata().getGeneration(), spec.getReplicas(),
+    SetSnapshot snapshot = new SetSnapshot(key, true, deleting, meta.getGeneration(), spec.getReplicas(),
         StatefulSetFields.PARALLEL.equals(spec.getPodManagementPolicy()), spec.getMinReadySeconds(),
-        rolling, partition, maxUnavailable, status.currentRevision(), update.get().name(), observed,
+        rolling, partition, maxUnavailable, stored.getCurrentRevision(), update.get().name(), observed,
         RolloutControls.of(set, update.get().rolledBack()), StatefulSetFields.ordinalStart(set),
-        claimsToDelete(withForeignClaimsDeleted(set, claims)), null, null, null, claimed.foreignOrdinals());
-    Optional<MemberHookSpec> hooks = MemberHookSpec.of(set.getMetadata());
+        claimsToDelete(withForeignClaimsDeleted(set, pvcs.findDeletionCandidates(key.namespace(), key.name()))),
+        null, null, null, claimed.foreignOrdinals());
+    Optional<MemberHookSpec> hooks = MemberHookSpec.of(meta);
     if (hooks.isPresent()) {
-      // Members: those recorded, and every ordinal that has a pod (pods made before the hooks existed).
-      Set<Integer> memberOrdinals = new TreeSet<>(members.ordinals(key.namespace(), key.name()));
-      rows.forEach(row -> memberOrdinals.add(row.ordinal()));
-      snapshot = snapshot.withMembership(hooks.get().timings(), List.copyOf(memberOrdinals),
-          Labels.annotation(set.getMetadata(), Labels.HELD_HOOK_ANNOTATION));
+      snapshot = snapshot.withMembership(hooks.get().timings(), members.ordinals(key.namespace(), key.name()),
+          Labels.annotation(meta, Labels.HELD_HOOK_ANNOTATION));
     }
-    boolean statusChanged = !KubeJson.write(StatusCalculator.toObject(status, previous.getConditions()))
-        .equals(KubeJson.write(previous));
-    boolean historyOverLimit = !RevisionStore.prunable(history, spec.getRevisionHistoryLimit(),
-        new HashSet<>(Observation.liveRevisions(snapshot))).isEmpty();
-    boolean newGeneration = previous.getObservedGeneration() == null
-        || previous.getObservedGeneration() != status.observedGeneration();
-    return new Observation(snapshot, status, false, statusChanged, historyOverLimit, newGeneration,
-        drivers.nodeOf(set).orElse(null));
+    return new SetChanges(snapshot, reading.complete() || StatefulSetStore.orphansPods(set), reading.goneOrdinals(),
+        reading.version(), meta.getUid(), storedCounts(stored), stored.getCurrentRevision(),
+        update.get().collisionCount(), history.stream().map(ControllerRevisionRow::name).toList(),
+        spec.getRevisionHistoryLimit(), false, drivers.nodeOf(set).orElse(null), hooks.isPresent(),
+        reading.changedOrdinals() == null ? null : List.copyOf(reading.changedOrdinals()));
+  }
+
+  /**
+   * The stored status as the workflow compares it; null before a first one. A count it lacks reads
+   * -1, so that a status computed from the pods differs from it and is written whole.
+   */
+  private static SetStatus storedCounts(StatefulSetStatus stored) {
+    if (stored.getObservedGeneration() == null) {
+      return null;
+    }
+    return new SetStatus(stored.getObservedGeneration(), orUnset(stored.getReplicas()), orUnset(stored.getReadyReplicas()),
+        orUnset(stored.getAvailableReplicas()), orUnset(stored.getCurrentReplicas()), orUnset(stored.getUpdatedReplicas()),
+        stored.getCurrentRevision(), stored.getUpdateRevision(), orUnset(stored.getCollisionCount()));
+  }
+
+  private static int orUnset(Integer count) {
+    return count == null ? -1 : count;
   }
 
   /**
@@ -221,9 +248,7 @@ public class SetActivitiesImpl implements SetActivities {
 
   @Override
   public void publishStatus(StatusPublication request) {
-    SetKey key = request.set();
-    sets.get(key.namespace(), key.name()).ifPresent(set -> sets.writeStatus(key.namespace(), key.name(),
-        StatusCalculator.toObject(request.status(), set.getStatus().getConditions())));
+    statuses.publish(request);
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.micronaut.data.jdbc.annotation.JdbcRepository;
 import io.micronaut.data.model.query.builder.sql.Dialect;
 import io.micronaut.data.repository.CrudRepository;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -122,6 +123,29 @@ public final class Repositories {
   public interface Pods extends CrudRepository<PodRow, String> {
     List<PodRow> findByNamespaceAndSetNameOrderByOrdinal(String namespace, String setName);
 
+    List<PodRow> findByNamespaceAndSetNameAndResourceVersionGreaterThanOrderByOrdinal(String namespace, String setName,
+        long resourceVersion);
+
+    List<PodRow> findByNamespaceAndSetNameAndOrdinalInListOrderByOrdinal(String namespace, String setName,
+        Collection<Integer> ordinal);
+
+    /** The newest resourceVersion the transaction sees (what the watch log holds, or its compaction mark). */
+    @Query("""
+        SELECT GREATEST((SELECT max(resource_version) FROM watch_log), c.resource_version)
+        FROM watch_compaction c""")
+    long currentVersion();
+
+    /** Changes at or below it are no longer in the watch log. */
+    @Query("SELECT resource_version FROM watch_compaction")
+    long compactedVersion();
+
+    /** The ordinals of a set's pods (or claims: {@code resource}) deleted after {@code since}, from the watch log. */
+    @Query("""
+        SELECT DISTINCT CAST(row ->> 'ordinal' AS INT) FROM watch_log
+        WHERE type = 'DELETED' AND namespace = :namespace AND resource_version > :since
+          AND resource = :resource AND row ->> 'set_name' = :setName""")
+    List<Integer> deletedOrdinals(String resource, String namespace, String setName, long since);
+
     List<PodRow> findByNamespaceOrderByName(String namespace);
 
     /**
@@ -186,6 +210,23 @@ public final class Repositories {
     List<PvcRow> findByNamespaceOrderByName(String namespace);
 
     List<PvcRow> findByNamespaceAndSetNameOrderByName(String namespace, String setName);
+
+    List<PvcRow> findByNamespaceAndSetNameAndResourceVersionGreaterThan(String namespace, String setName,
+        long resourceVersion);
+
+    List<PvcRow> findByNamespaceAndSetNameAndOrdinalInListOrderByName(String namespace, String setName,
+        Collection<Integer> ordinal);
+
+    /**
+     * The set's claims that may have to go (deleted by a user, or with an owner reference, which a pod
+     * owner needs): the candidates of claimsToDelete, without reading every claim.
+     */
+    @Query("""
+        SELECT * FROM persistent_volume_claims
+        WHERE namespace = :namespace AND set_name = :setName
+          AND (deletion_timestamp IS NOT NULL OR object LIKE '%"ownerReferences"%')
+        ORDER BY name""")
+    List<PvcRow> findDeletionCandidates(String namespace, String setName);
 
     List<PvcRow> listOrderById();
 

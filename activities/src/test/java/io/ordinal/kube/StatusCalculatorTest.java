@@ -3,6 +3,7 @@ package io.ordinal.kube;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.ordinal.model.PodSnapshot;
+import io.ordinal.model.SetStatus;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +14,7 @@ class StatusCalculatorTest {
 
   @Test
   void countsFollowUpstream() {
-    var status = StatusCalculator.compute(4, 10, true, 4, "a", "b", 0, List.of(
+    var status = SetStatus.compute(4, 10, true, 4, "a", "b", 0, List.of(
         pod(0, "a", true, 0, false),
         pod(1, "a", true, 95_000, false),
         pod(2, "b", false, 0, false),
@@ -30,9 +31,9 @@ class StatusCalculatorTest {
   @Test
   void currentRevisionAdvancesOnlyWhenEveryPodIsUpdatedAndReady() {
     var pods = List.of(pod(0, "b", true, 0, false), pod(1, "b", true, 0, false));
-    assertEquals("b", StatusCalculator.compute(1, 0, true, 2, "a", "b", 0, pods, 1).currentRevision());
+    assertEquals("b", SetStatus.compute(1, 0, true, 2, "a", "b", 0, pods, 1).currentRevision());
     var notReady = List.of(pod(0, "b", true, 0, false), pod(1, "b", false, 0, false));
-    assertEquals("a", StatusCalculator.compute(1, 0, true, 2, "a", "b", 0, notReady, 1).currentRevision());
+    assertEquals("a", SetStatus.compute(1, 0, true, 2, "a", "b", 0, notReady, 1).currentRevision());
   }
 
   /**
@@ -43,19 +44,19 @@ class StatusCalculatorTest {
   @Test
   void aRolloutIsCompleteOnlyWhenEveryOrdinalOfTheSpecExistsUpdatedAndReady() {
     var withoutWeb0 = List.of(pod(1, "b", true, 0, false), pod(2, "b", true, 0, false));
-    assertEquals("a", StatusCalculator.compute(1, 0, true, 3, "a", "b", 0, withoutWeb0, 1).currentRevision());
+    assertEquals("a", SetStatus.compute(1, 0, true, 3, "a", "b", 0, withoutWeb0, 1).currentRevision());
     var web0Terminating = List.of(pod(0, "a", true, 0, true), pod(1, "b", true, 0, false), pod(2, "b", true, 0, false));
-    assertEquals("a", StatusCalculator.compute(1, 0, true, 3, "a", "b", 0, web0Terminating, 1).currentRevision());
+    assertEquals("a", SetStatus.compute(1, 0, true, 3, "a", "b", 0, web0Terminating, 1).currentRevision());
     var scaledDownWhileCondemnedTerminates = List.of(pod(0, "b", true, 0, false), pod(1, "b", true, 0, false),
         pod(2, "b", true, 0, true));
-    assertEquals("a", StatusCalculator.compute(1, 0, true, 2, "a", "b", 0, scaledDownWhileCondemnedTerminates, 1)
+    assertEquals("a", SetStatus.compute(1, 0, true, 2, "a", "b", 0, scaledDownWhileCondemnedTerminates, 1)
         .currentRevision(), "not until the condemned pod is gone");
-    assertEquals("b", StatusCalculator.compute(1, 0, true, 0, "a", "b", 0, List.of(), 1).currentRevision(),
+    assertEquals("b", SetStatus.compute(1, 0, true, 0, "a", "b", 0, List.of(), 1).currentRevision(),
         "scaled to zero: nothing left to update");
   }
 
   @Test
   void aNewSetStartsWithCurrentEqualToUpdate() {
-    assertEquals("b", StatusCalculator.compute(1, 0, false, 0, null, "b", 0, List.of(), 1).currentRevision());
+    assertEquals("b", SetStatus.compute(1, 0, false, 0, null, "b", 0, List.of(), 1).currentRevision());
   }
 }

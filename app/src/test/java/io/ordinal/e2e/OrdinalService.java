@@ -44,6 +44,8 @@ import javax.net.ssl.TrustManagerFactory;
  */
 final class OrdinalService implements AutoCloseable {
   private static OrdinalService shared;
+  /** What Steps logs when a complete reading repairs what incremental ones missed. */
+  private static final String INCREMENTAL_READING_MISSED = "otherwise than the incremental readings had said";
   /**
    * Guards {@link #shared}. Not the class's monitor: the failsafe ITs run several classes at once, and
    * a thread starting a service of its own (or picking a port) must not wait for the shared one's start.
@@ -388,6 +390,23 @@ final class OrdinalService implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     killLocalPods();
+    assertNoIncrementalReadingMissed();
+  }
+
+  /**
+   * Fails when a workflow's complete reading found a pod otherwise than its incremental readings had
+   * said (Steps logs it): the periodic complete reading would repair it, so without this check such a
+   * bug would only make tests slower.
+   */
+  void assertNoIncrementalReadingMissed() {
+    try (var lines = Files.lines(log)) {
+      List<String> missed = lines.filter(line -> line.contains(INCREMENTAL_READING_MISSED)).toList();
+      if (!missed.isEmpty()) {
+        throw new AssertionError("incremental readings missed changes:\n" + String.join("\n", missed));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   /**

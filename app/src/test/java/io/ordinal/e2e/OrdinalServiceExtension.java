@@ -2,8 +2,11 @@ package io.ordinal.e2e;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -14,16 +17,27 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * (started on first use; a class with neither field starts nothing), and gives each
  * {@link Namespace} parameter a fresh namespace named after its test.
  */
-final class OrdinalServiceExtension implements BeforeAllCallback, ParameterResolver {
+final class OrdinalServiceExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
   private static final AtomicInteger NAMESPACES = new AtomicInteger();
 
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
-    for (Field field : context.getRequiredTestClass().getDeclaredFields()) {
-      if (Modifier.isStatic(field.getModifiers()) && (field.getType() == Api.class || field.getType() == OrdinalService.class)) {
-        field.setAccessible(true);
-        field.set(null, field.getType() == Api.class ? OrdinalService.shared().api() : OrdinalService.shared());
-      }
+    for (Field field : sharedServiceFields(context)) {
+      field.setAccessible(true);
+      field.set(null, field.getType() == Api.class ? OrdinalService.shared().api() : OrdinalService.shared());
+    }
+  }
+
+  private static List<Field> sharedServiceFields(ExtensionContext context) {
+    return Arrays.stream(context.getRequiredTestClass().getDeclaredFields()).filter(field -> Modifier.isStatic(
+        field.getModifiers()) && (field.getType() == Api.class || field.getType() == OrdinalService.class)).toList();
+  }
+
+  /** The shared service's log says so when a workflow's incremental readings missed a change. */
+  @Override
+  public void afterAll(ExtensionContext context) throws Exception {
+    if (!sharedServiceFields(context).isEmpty()) {
+      OrdinalService.shared().assertNoIncrementalReadingMissed();
     }
   }
 

@@ -79,6 +79,13 @@ public record SetSnapshot(
         memberHooks, memberOrdinals, held, foreignOrdinals);
   }
 
+  /** With these pods, and the currentRevision their status computes. */
+  public SetSnapshot withPods(List<PodSnapshot> observed, String current) {
+    return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
+        partition, maxUnavailable, current, updateRevision, observed, rollout, ordinalStart, claimsToDelete, hooks,
+        members, heldHook, foreignOrdinals);
+  }
+
   /** With the ordinals whose pod name another owner's pod holds. */
   public SetSnapshot withForeignOrdinals(List<Integer> ordinals) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,

@@ -1,6 +1,7 @@
 package io.ordinal.workflow;
 
 import io.ordinal.model.SetKey;
+import io.ordinal.workflow.SetActivities.StatusPublication;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.util.List;
@@ -57,17 +58,30 @@ public interface PodActivities {
   void deleteClaim(ClaimDeletion request);
 
   // Each request names the node that must run it (null: any instance; absent in histories recorded
-  // before nodes existed).
+  // before nodes existed). A pod step may carry the status the workflow last observed, published once
+  // the step has acted (version 5 of the steps: no PublishStatus of its own); null for none.
 
-  record PodCreation(SetKey set, int ordinal, String revision, String node) {
+  record PodCreation(SetKey set, int ordinal, String revision, String node, StatusPublication status) {
+    public PodCreation(SetKey set, int ordinal, String revision, String node) {
+      this(set, ordinal, revision, node, null);
+    }
+
     public PodCreation(SetKey set, int ordinal, String revision) {
-      this(set, ordinal, revision, null);
+      this(set, ordinal, revision, null, null);
     }
   }
 
-  record PodCreations(SetKey set, List<PodCreation> pods, String node) {}
+  record PodCreations(SetKey set, List<PodCreation> pods, String node, StatusPublication status) {
+    public PodCreations(SetKey set, List<PodCreation> pods, String node) {
+      this(set, pods, node, null);
+    }
+  }
 
-  record PodDeletions(SetKey set, List<PodDeletion> pods, String node) {}
+  record PodDeletions(SetKey set, List<PodDeletion> pods, String node, StatusPublication status) {
+    public PodDeletions(SetKey set, List<PodDeletion> pods, String node) {
+      this(set, pods, node, null);
+    }
+  }
 
   record ClaimUpdate(SetKey set, int ordinal, String podName, String node) {
     public ClaimUpdate(SetKey set, int ordinal, String podName) {
@@ -83,9 +97,13 @@ public interface PodActivities {
   }
 
   /** @param reason ends up in the event */
-  record PodDeletion(SetKey set, String podName, String reason, String node) {
+  record PodDeletion(SetKey set, String podName, String reason, String node, StatusPublication status) {
+    public PodDeletion(SetKey set, String podName, String reason, String node) {
+      this(set, podName, reason, node, null);
+    }
+
     public PodDeletion(SetKey set, String podName, String reason) {
-      this(set, podName, reason, null);
+      this(set, podName, reason, null, null);
     }
   }
 }

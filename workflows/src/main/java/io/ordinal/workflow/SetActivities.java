@@ -20,6 +20,15 @@ public interface SetActivities {
   Observation observe(SetKey key);
 
   /**
+   * Reads the set, and its pods and claims that changed since {@code request.since()} (all of them when
+   * asked, when it is 0, or when the set is not the one the request knew: another uid, generation or
+   * deletion state), in one consistent snapshot of the store. Writes nothing but upstream's adoption and
+   * release of the pods it reads.
+   */
+  @ActivityMethod
+  SetChanges observeChanges(ChangesRequest request);
+
+  /**
    * Ensures the ControllerRevision of the set's current template exists and is the newest (an older
    * revision brought back is renumbered, which makes the rollout to it a rollback).
    */
@@ -73,6 +82,14 @@ public interface SetActivities {
    */
   @ActivityMethod
   SetSnapshot refresh(SetKey key);
+
+  /**
+   * @param since the version of the last reading; 0 before the first
+   * @param uid, generation, deleting the set as the last reading saw it
+   * @param complete read every pod and claim, and say which changed since {@code since} (so that the
+   *     workflow can check that the readings in between missed nothing)
+   */
+  record ChangesRequest(SetKey set, long since, String uid, long generation, boolean deleting, boolean complete) {}
 
   /** @param liveRevisions revisions that must be kept whatever their age */
   record HistoryPruning(SetKey set, List<String> liveRevisions) {}

@@ -19,8 +19,10 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
 
 /**
  * The activities one workflow run calls, as the version it started under calls them.
@@ -41,7 +43,12 @@ import java.util.function.Supplier;
  * converge; since {@link #FEWER_EVENTS_VERSION} a pod is made by one {@code CreatePod} (its claims
  * first, in the same activity), the pods a plan creates (or deletes) in a row are one {@code
  * CreatePods} ({@code DeletePods}), and a wait keeps the timer of an earlier wait that fires no later
- * than it needs instead of starting and cancelling one each time (two events a step).
+ * than it needs instead of starting and cancelling one each time (two events a step); since {@link
+ * #INCREMENTAL_OBSERVATION_VERSION} an observation is an {@code ObserveChanges} that reads only the pods
+ * and claims that changed since the last one and records only those, merged into the run's {@link
+ * KnownSet} (a complete reading at a run's start and every minute), with status and pruning computed
+ * from it in the workflow; and a pod step publishes the status it acts on (no {@code PublishStatus}
+ * after it).
  */
 final class Steps {
   static final String NAMED_STEPS = "named-steps";
@@ -49,6 +56,10 @@ final class Steps {
   private static final int CANCELLED_WAIT_TIMERS_VERSION = 2;
   private static final int CONTINUES_AS_NEW_ON_BUDGET_VERSION = 3;
   private static final int FEWER_EVENTS_VERSION = 4;
+  private static final int INCREMENTAL_OBSERVATION_VERSION = 5;
+  /** Pods a complete reading found otherwise than the incremental readings before it had said. */
+  static final String INCREMENTAL_READING_MISSES = "ordinal_incremental_reading_misses";
+  private static final Logger log = Workflow.getLogger(Steps.class);
   /** Ensure-then-observe settles in one pass (two when the template changes meanwhile); more is a bug. */
   private static final int MAX_REVISION_PASSES = 5;
 
@@ -62,6 +73,9 @@ final class Steps {
   private final boolean cancelsWaitTimers;
   private final boolean continuesAsNewOnBudget;
   private final boolean fewerEvents;
+  private final boolean incremental;
+  /** What the run knows of its set between steps (version 5); made at the first observation. */
+  private KnownSet known;
   /** The timer the last wait started (version 4): kept while it fires no later than a wait needs. */
   private Promise<Void> timer;
   private long timerFiresAt;
@@ -74,11 +88,12 @@ final class Steps {
     this.cancelsWaitTimers = version >= CANCELLED_WAIT_TIMERS_VERSION;
     this.continuesAsNewOnBudget = version >= CONTINUES_AS_NEW_ON_BUDGET_VERSION;
     this.fewerEvents = version >= FEWER_EVENTS_VERSION;
+    this.incremental = version >= INCREMENTAL_OBSERVATION_VERSION;
   }
 
   /** Must be the run's first command, as it is in every history recorded since the change. */
   static Steps ofThisRun() {
-    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, FEWER_EVENTS_VERSION));
+    return new Steps(Workflow.getVersion(NAMED_STEPS, Workflow.DEFAULT_VERSION, INCREMENTAL_OBSERVATION_VERSION));
   }
 
   /**
@@ -150,14 +165,14 @@ final class Steps {
     if (startedBeforeNamedSteps) {
       return set.refresh(key);
     }
-    Observation seen = set.observe(key);
+    Observation seen = read(key);
     for (int pass = 1; seen.revisionMissing(); pass++) {
       if (pass > MAX_REVISION_PASSES) {
         // Fails the workflow task, which is retried without growing the history.
         throw new IllegalStateException("the revision of " + key + " is still missing after " + pass + " passes");
       }
       set.ensureRevision(key);
-      seen = set.observe(key);
+      seen = read(key);
     }
     placeOn(seen.node());
     // History is pruned before the status is published, so an observed generation implies its pruning.
@@ -171,6 +186,26 @@ final class Steps {
     return seen.set();
   }
 
+  /** One observation: since version 5 of what changed since the last, merged into what the run knows. */
+  private Observation read(SetKey key) {
+    if (!incremental) {
+      return set.observe(key);
+    }
+    if (known == null) {
+      known = new KnownSet(key);
+    }
+    long now = Workflow.currentTimeMillis();
+    Observation seen = known.apply(set.observeChanges(known.nextRequest(now)), now);
+    if (!known.missed().isEmpty()) {
+      // The complete reading repaired it; said, because only a store whose versions lie gets here.
+      log.warn("{}: the complete reading found pods {} otherwise than the incremental readings had said", key,
+          known.missed());
+      Workflow.getMetricsScope().tagged(Map.of("namespace", key.namespace(), "statefulset", key.name()))
+          .counter(INCREMENTAL_READING_MISSES).inc(known.missed().size());
+    }
+    return seen;
+  }
+
   /**
    * Publishes the status of the last observation, if it changed. An operation calls it after acting
    * and before it ends: status is always what was last observed, at most one step late.
@@ -180,6 +215,19 @@ final class Steps {
       set.publishStatus(unpublished);
       unpublished = null;
     }
+  }
+
+  /**
+   * Since version 5 a pod step publishes the status of the observation it acts on, once it has acted:
+   * no PublishStatus of its own. Null for earlier versions, which publish it after the step.
+   */
+  private StatusPublication statusForTheStep() {
+    if (!incremental) {
+      return null;
+    }
+    StatusPublication status = unpublished;
+    unpublished = null;
+    return status;
   }
 
   /** The stubs of the node the set's pods live on (a set's node never changes, so this is set once). */
@@ -229,7 +277,7 @@ final class Steps {
   }
 
   void createPod(SetKey key, int ordinal, String revision) {
-    PodCreation creation = new PodCreation(key, ordinal, revision, node);
+    PodCreation creation = new PodCreation(key, ordinal, revision, node, statusForTheStep());
     String pod = key.podName(ordinal);
     if (!startedBeforeNamedSteps && !fewerEvents) {
       onNode("create the claims of " + pod, pods -> pods.createClaims(creation));
@@ -249,8 +297,9 @@ final class Steps {
       return;
     }
     List<PodCreation> placed = creations.stream().map(c -> new PodCreation(key, c.ordinal(), c.revision(), node)).toList();
+    PodCreations step = new PodCreations(key, placed, node, statusForTheStep());
     onNode("create pods " + String.join(", ", placed.stream().map(c -> key.podName(c.ordinal()) + " at revision "
-        + c.revision()).toList()), pods -> pods.createPods(new PodCreations(key, placed, node)));
+        + c.revision()).toList()), pods -> pods.createPods(step));
   }
 
   /** Several pods of the set deleted, in order, as one step. */
@@ -260,12 +309,14 @@ final class Steps {
       return;
     }
     List<PodDeletion> placed = deletions.stream().map(d -> new PodDeletion(key, d.podName(), d.reason(), node)).toList();
+    PodDeletions step = new PodDeletions(key, placed, node, statusForTheStep());
     onNode("delete pods " + String.join(", ", placed.stream().map(d -> d.podName() + ": " + d.reason()).toList()),
-        pods -> pods.deletePods(new PodDeletions(key, placed, node)));
+        pods -> pods.deletePods(step));
   }
 
   void deletePod(SetKey key, String podName, String reason) {
-    onNode("delete pod " + podName + ": " + reason, pods -> pods.deletePod(new PodDeletion(key, podName, reason, node)));
+    PodDeletion step = new PodDeletion(key, podName, reason, node, statusForTheStep());
+    onNode("delete pod " + podName + ": " + reason, pods -> pods.deletePod(step));
   }
 
   void updateClaims(SetKey key, int ordinal, String podName) {

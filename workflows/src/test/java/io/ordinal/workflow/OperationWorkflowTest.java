@@ -397,6 +397,40 @@ class OperationWorkflowTest {
   }
 
   /**
+   * A pod change the incremental readings never return (as if written without a new resourceVersion)
+   * holds the scale only until the complete reading due a minute after the last one.
+   */
+  @Test
+  void aChangeTheIncrementalReadingsMissIsSeenByThePeriodicCompleteReading() {
+    world.incrementalReadings = true;
+    world.broken.add("a");
+    world.replicas = 2;
+    startController();
+    world.awaitPod(0); // made at revision a, which is broken: not Ready
+    int seen = world.observations.get();
+    world.notifyController(KEY, 0);
+    world.awaitObservationAfter(seen); // the scale knows web-0, not Ready
+    world.broken.clear();
+    long lostAt = env.currentTimeMillis();
+    int completeBefore;
+    synchronized (world) {
+      PodSnapshot ready = new PodSnapshot(0, "web-0", "a", PodSnapshot.RUNNING, true, lostAt, false);
+      world.pods.put(0, ready);
+      world.lastRead.put(0, ready);
+      completeBefore = world.completeReadings.get();
+    }
+    world.notifyController(KEY, 0); // the signal arrives; the reading it causes misses the change
+
+    assertEquals("converged at generation 1: 2 replicas", operationResult(1));
+    long seenAfter = world.createdAt.get(1) - lostAt;
+    assertTrue(seenAfter >= OperationWorkflowImpl.SAFETY_POLL.toMillis(),
+        "web-1 was made " + seenAfter + " ms after web-0 became Ready: the incremental readings did not miss it");
+    assertTrue(seenAfter <= KnownSet.COMPLETE_READING_EVERY.plus(OperationWorkflowImpl.SAFETY_POLL).toMillis(),
+        "web-1 was made " + seenAfter + " ms after web-0 became Ready");
+    assertTrue(world.completeReadings.get() > completeBefore, "a complete reading saw it");
+  }
+
+  /**
    * Pod changes go straight to the running operation (the service signals it, not the controller). One
    * that never converges continues as new on its own budget, and its next run goes on with the set.
    */
@@ -604,6 +638,39 @@ class OperationWorkflowTest {
           List.copyOf(memberOrdinals), held, List.of()), null, false, false, false, false, node);
     }
 
+    /** The status last published, which the next reading reports as stored. */
+    volatile io.ordinal.model.SetStatus published;
+
+    /**
+     * Off: a complete reading every time (always a valid answer, whatever the request's version). On:
+     * a request with a version gets the pods that differ from what the last reading returned.
+     */
+    volatile boolean incrementalReadings;
+    /** The pods as the last reading returned them; a test that writes here hides a change from the next. */
+    final Map<Integer, PodSnapshot> lastRead = new TreeMap<>();
+    final AtomicInteger completeReadings = new AtomicInteger();
+
+    @Override
+    public synchronized SetChanges observeChanges(ChangesRequest request) {
+      Observation seen = observe(request.set());
+      boolean complete = !incrementalReadings || request.complete();
+      List<PodSnapshot> all = seen.set().pods();
+      List<PodSnapshot> changed = all.stream().filter(pod -> !pod.equals(lastRead.get(pod.ordinal()))).toList();
+      List<Integer> gone = lastRead.keySet().stream().filter(ordinal -> !pods.containsKey(ordinal)).toList();
+      List<Integer> changedSince = null;
+      if (complete) {
+        completeReadings.incrementAndGet();
+        if (incrementalReadings && request.since() > 0) {
+          changedSince = Stream.concat(changed.stream().map(PodSnapshot::ordinal), gone.stream()).toList();
+        }
+      }
+      lastRead.clear();
+      all.forEach(pod -> lastRead.put(pod.ordinal(), pod));
+      return new SetChanges(seen.set().withPods(complete ? all : changed, currentRevision), complete,
+          complete ? List.of() : gone, observations.get(), "uid", published, currentRevision, 0, List.of(), 10, false,
+          node, true, changedSince);
+    }
+
     @Override
     public String runHook(HookRun run) {
       Integer hangs = hookHangsLeft.get(run.podName());
@@ -668,7 +735,9 @@ class OperationWorkflowTest {
     public void pruneHistory(HistoryPruning request) {}
 
     @Override
-    public void publishStatus(StatusPublication request) {}
+    public void publishStatus(StatusPublication request) {
+      published = request.status();
+    }
 
     @Override
     public synchronized void createClaims(PodCreation request) {
@@ -726,6 +795,24 @@ class OperationWorkflowTest {
       long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (observations.get() <= seen) {
         assertTrue(System.nanoTime() < deadline, "the set was not observed again");
+        try {
+          Thread.sleep(1);
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+
+    /** Waits (real time) until pod {@code ordinal} exists. */
+    void awaitPod(int ordinal) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (true) {
+        synchronized (this) {
+          if (pods.containsKey(ordinal)) {
+            return;
+          }
+        }
+        assertTrue(System.nanoTime() < deadline, "pod " + ordinal + " was not made");
         try {
           Thread.sleep(1);
         } catch (InterruptedException e) {

@@ -35,6 +35,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ReplayTest {
   static final Path HISTORIES = Path.of("src", "test", "resources", "histories");
   /**
+   * Version 4 of the named steps: each observation an {@code Observe} that read and recorded every pod,
+   * and a {@code PublishStatus} after each pod step.
+   */
+  static final Path FEWER_EVENTS = HISTORIES.resolve("fewer-events");
+  /**
    * Version 3 of the named steps: a pod's claims were a {@code CreateClaims} of their own, and each
    * wait a signal ended started and cancelled a timer.
    */
@@ -73,7 +78,7 @@ class ReplayTest {
   }
 
   static Stream<Path> folders() {
-    return Stream.of(HISTORIES, CONTINUES_AS_NEW_ON_BUDGET, CANCELLED_WAIT_TIMERS, NAMED_STEPS, BEFORE_NAMED_STEPS);
+    return Stream.of(HISTORIES, FEWER_EVENTS, CONTINUES_AS_NEW_ON_BUDGET, CANCELLED_WAIT_TIMERS, NAMED_STEPS, BEFORE_NAMED_STEPS);
   }
 
   /**
