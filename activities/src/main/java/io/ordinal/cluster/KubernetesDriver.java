@@ -291,8 +291,10 @@ public class KubernetesDriver implements PodDriver {
     boolean changed = !phase.equals(row.phase()) || isReady != row.ready() || !Objects.equals(readySince, row.readySince())
         || !Objects.equals(startedAt, row.startedAt()) || !Objects.equals(message, row.message())
         || !Objects.equals(status.getPodIP(), row.podIp()) || !Objects.equals(containerStatuses, row.containerStatuses());
+    boolean matters = PodSnapshot.statusMatters(row.phase(), row.ready(), phase, isReady)
+        || isReady && !Objects.equals(readySince, row.readySince());
     if (changed && pods.updateRuntimeStatus(row.id(), row.uid(), phase, isReady, readySince, startedAt, message,
-        status.getPodIP(), containerStatuses) > 0) {
+        status.getPodIP(), containerStatuses) > 0 && matters) {
       events.podChanged(row.namespace(), row.setName(), row.name());
     }
   }

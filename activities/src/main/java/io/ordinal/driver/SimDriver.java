@@ -171,7 +171,8 @@ public class SimDriver implements PodDriver {
       if (changed) {
         String message = PodSnapshot.FAILED.equals(state.phase()) ? "simulated crash (SIM_CRASH_AFTER_MS)" : null;
         changed = pods.updateStatus(row.id(), row.uid(), state.phase(), state.ready(), state.readySince(),
-            state.startedAt(), message) > 0;
+            state.startedAt(), message) > 0
+            && PodSnapshot.statusMatters(row.phase(), row.ready(), state.phase(), state.ready());
       }
     }
     if (changed) {

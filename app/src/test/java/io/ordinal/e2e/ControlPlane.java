@@ -7,11 +7,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * A real Kubernetes control plane (kube-apiserver, kube-controller-manager with upstream's
@@ -65,6 +67,11 @@ final class ControlPlane implements AutoCloseable {
       kubectl.run("create", "namespace", ns).ok();
       for (int i = 0; i < replicas + 2; i++) {
         persistentVolume(ns + "-www-" + i, "1Gi");
+      }
+      // Claims made before their volumes are Available bind only at the binder's next pass; a pod
+      // the scheduler found with an unbound claim then once waited minutes for its next attempt.
+      for (int i = 0; i < replicas + 2; i++) {
+        kubectl.run("wait", "--for=jsonpath={.status.phase}=Available", "pv/" + ns + "-www-" + i, "--timeout=60s").ok();
       }
     }
     ObjectNode set = Manifests.web("web", replicas, 0, Map.of());
@@ -130,6 +137,12 @@ final class ControlPlane implements AutoCloseable {
   @Override
   public void close() throws IOException, InterruptedException {
     run("stop", dir.toString());
+    // etcd's data (its WAL alone preallocates over 60 MB) goes; the components' logs stay for a look.
+    if (Files.exists(dir.resolve("etcd"))) {
+      try (Stream<Path> files = Files.walk(dir.resolve("etcd"))) {
+        files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+      }
+    }
   }
 
   private static void run(String... args) throws IOException, InterruptedException {

@@ -30,7 +30,22 @@ public record PodSnapshot(
 
   /** Upstream {@code isFailed}/{@code isSucceeded}: a pod that will never run again and must be replaced. */
   public boolean finished() {
+    return finished(phase);
+  }
+
+  private static boolean finished(String phase) {
     return FAILED.equals(phase) || SUCCEEDED.equals(phase);
+  }
+
+  /**
+   * Whether a pod's status going from one phase and readiness to another can change what its set's
+   * workflow plans or counts: its readiness, whether it finished, whether it runs Ready. A pod going
+   * from Pending to Running unready changes neither, so its set's workflow need not be woken for it
+   * (it reads the change with the next one).
+   */
+  public static boolean statusMatters(String phaseBefore, boolean readyBefore, String phaseAfter, boolean readyAfter) {
+    return readyBefore != readyAfter || finished(phaseBefore) != finished(phaseAfter)
+        || (RUNNING.equals(phaseBefore) && readyBefore) != (RUNNING.equals(phaseAfter) && readyAfter);
   }
 
   public boolean runningAndReady() {

@@ -249,10 +249,11 @@ public class LocalDriver implements PodDriver {
     addresses.writeHostsFiles(namespace, serviceNames, hostnames);
   }
 
+  /** @param matters the change can change what the set's workflow plans or counts: it is woken */
   void publish(DriverPod pod, String phase, boolean ready, Instant readySince, Instant startedAt, String message,
-      String podIp, String containerStatuses) {
+      String podIp, String containerStatuses, boolean matters) {
     if (pods.updateRuntimeStatus(pod.id(), pod.uid(), phase, ready, readySince, startedAt, message, podIp,
-        containerStatuses) > 0) {
+        containerStatuses) > 0 && matters) {
       podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());
     }
   }

@@ -83,11 +83,16 @@ final class PodSupervisor implements Runnable {
   private boolean initDone;
   private Instant podStartedAt;
   private String publishedStatus = "";
+  /** The phase and readiness last published (the row's before). */
+  private String publishedPhase;
+  private boolean publishedReady;
   private Instant readySince;
 
   PodSupervisor(LocalDriver driver, DriverPod row) {
     this.driver = driver;
     this.row = row;
+    this.publishedPhase = row.phase();
+    this.publishedReady = row.ready();
     this.pod = row.object();
     this.dir = driver.paths().pod(row.namespace(), row.name());
     this.sandbox = new PodSandbox(driver.runc(), driver.network(), sandboxId(), row.uid(), dir.resolve("sandbox"), pod.getSpec());
@@ -372,7 +377,10 @@ final class PodSupervisor implements Runnable {
     String fingerprint = phase + ready + message + json;
     if (!fingerprint.equals(publishedStatus)) {
       publishedStatus = fingerprint;
-      driver.publish(row, phase, ready, ready ? readySince : null, podStartedAt, message, podIp, json);
+      boolean matters = PodSnapshot.statusMatters(publishedPhase, publishedReady, phase, ready);
+      publishedPhase = phase;
+      publishedReady = ready;
+      driver.publish(row, phase, ready, ready ? readySince : null, podStartedAt, message, podIp, json, matters);
     }
     reported.countDown();
   }
