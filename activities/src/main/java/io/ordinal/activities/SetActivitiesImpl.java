@@ -13,17 +13,16 @@ import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;
-import io.ordinal.kube.StatusCalculator;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
 import io.ordinal.model.SetStatus;
+import io.ordinal.pods.PodLifecycle;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
-import io.ordinal.store.PodRow;
-import io.ordinal.pods.PodLifecycle;
 import io.ordinal.store.MemberStore;
+import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
 import io.ordinal.store.PvcRow;
 import io.ordinal.store.Repositories;
@@ -33,8 +32,8 @@ import io.ordinal.store.StatefulSetStore;
 import io.ordinal.store.StoreException;
 import io.ordinal.workflow.KnownSet;
 import io.ordinal.workflow.Observation;
-import io.ordinal.workflow.SetChanges;
 import io.ordinal.workflow.SetActivities;
+import io.ordinal.workflow.SetChanges;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
 import java.time.Instant;
@@ -45,7 +44,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 
 @Singleton
 public class SetActivitiesImpl implements SetActivities {

@@ -44,7 +44,7 @@ public class LongestFirst implements ClassOrderer {
       Map.entry("InvalidInputIT", 12),
       // Measured alone in their own runs (they came after the suite's run above).
       Map.entry("AdoptionCrashIT", 220), Map.entry("StatefulSetControllerCrashIT", 200), Map.entry("AdoptionIT", 66),
-      Map.entry("StatefulSetControllerIT", 80), Map.entry("UpgradeIT", 49));
+      Map.entry("StatefulSetControllerIT", 80), Map.entry("UpgradeIT", 49), Map.entry("IncrementalObservationIT", 90));
 
   private static int seconds(ClassDescriptor descriptor) {
     return SECONDS.getOrDefault(descriptor.getTestClass().getSimpleName(), 5);

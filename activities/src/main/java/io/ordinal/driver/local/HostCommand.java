@@ -20,8 +20,28 @@ final class HostCommand {
   private HostCommand() {}
 
   static Result run(List<String> argv) throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(true)
+    return run(argv, true);
+  }
+
+  /**
+   * As {@link #check}, with only what the program writes to stdout: for output that is parsed, which
+   * a warning on stderr would break (runc list says on stderr which container it could not load, one
+   * created or deleted meanwhile).
+   */
+  static Result checkStdout(List<String> argv) throws IOException {
+    Result result = run(argv, false);
+    if (result.code() != 0) {
+      throw new IOException(String.join(" ", argv) + ": exited " + result.code());
+    }
+    return result;
+  }
+
+  private static Result run(List<String> argv, boolean withStderr) throws IOException {
+    ProcessBuilder builder = new ProcessBuilder(argv).redirectErrorStream(withStderr)
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    if (!withStderr) {
+      builder.redirectError(ProcessBuilder.Redirect.DISCARD);
+    }
     builder.environment().clear();
     builder.environment().putAll(ENV);
     Process process = builder.start();

@@ -150,15 +150,11 @@ public class Runc {
     if (binary == null) {
       return List.of();
     }
-    HostCommand.Result result = call(command("list", "--format", "json"));
+    HostCommand.Result result = HostCommand.checkStdout(command("list", "--format", "json"));
     JsonNode list = KubeJson.JSON.readTree(result.output().isBlank() ? "[]" : result.output());
     List<String> ids = new ArrayList<>();
     list.forEach(c -> ids.add(c.path("id").asText()));
     return ids;
-  }
-
-  private static HostCommand.Result call(List<String> argv) throws IOException {
-    return HostCommand.check(argv);
   }
 
   private static HostCommand.Result run(List<String> argv) throws IOException {
