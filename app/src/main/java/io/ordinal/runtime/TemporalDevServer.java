@@ -74,7 +74,14 @@ final class TemporalDevServer implements AutoCloseable {
         "--ip", "127.0.0.1",
         "--port", Integer.toString(settings.temporalPort()),
         "--namespace", settings.temporalNamespace(),
-        "--log-level", "warn"));
+        "--log-level", "warn",
+        // The dev server's SQLite default (a rollback journal, synchronous FULL) syncs the disk several
+        // times a commit, and a workflow step is several commits: a third of a step was the server's
+        // answer to a signal or a completed task. WAL with synchronous NORMAL keeps every commit across
+        // a crash of any process and the file consistent after a power loss, which may lose the last
+        // commits (as the embedded PostgreSQL, which runs without fsync, may lose them).
+        "--sqlite-pragma", "journal_mode=wal",
+        "--sqlite-pragma", "synchronous=normal"));
     DYNAMIC_CONFIG.forEach((key, value) -> command.addAll(List.of("--dynamic-config-value", key + "=" + value)));
     if (settings.temporalHeadless()) {
       command.add("--headless");
