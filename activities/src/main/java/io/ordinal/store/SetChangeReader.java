@@ -1,7 +1,5 @@
 package io.ordinal.store;
 
-import io.micronaut.transaction.TransactionDefinition;
-import io.micronaut.transaction.annotation.Transactional;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -11,8 +9,11 @@ import java.util.TreeSet;
 
 /**
  * Reads a set's pods and claims that changed after a resourceVersion, and the version the reading is
- * consistent with, in one snapshot of the store. Resource versions commit in order (V4__watch_log.sql),
- * so a snapshot holds every change up to the newest version it sees and none after it.
+ * consistent with. Resource versions commit in order (V4__watch_log.sql), so every change up to the
+ * version read first is visible to the queries after it; a change after it that they see is read
+ * again next time (merging is idempotent). Deletions are read before the rows, so a pod deleted in
+ * between is still known (as a slightly older reading would have it), never taken for gone while it
+ * exists. No transaction: each query holds a pooled connection only for itself, as the API's reads do.
  */
 @Singleton
 public class SetChangeReader {
@@ -39,7 +40,6 @@ public class SetChangeReader {
    * What changed after {@code since}, or everything when {@code complete} (or {@code since} is 0, or
    * the watch log no longer holds every deletion after it).
    */
-  @Transactional(isolation = TransactionDefinition.Isolation.REPEATABLE_READ, readOnly = true)
   public Reading since(String namespace, String setName, long since, boolean complete) {
     long version = pods.currentVersion();
     boolean logged = since > 0 && since >= pods.compactedVersion();
@@ -48,10 +48,10 @@ public class SetChangeReader {
           pvcs.findByNamespaceAndSetNameOrderByName(namespace, setName), List.of(),
           logged ? changedOrdinals(namespace, setName, since) : null);
     }
-    List<PodRow> changed = pods.findByNamespaceAndSetNameAndResourceVersionGreaterThanOrderByOrdinal(namespace, setName, since);
     List<Integer> gone = pods.deletedOrdinals("pods", namespace, setName, since);
     // A claim's change (or deletion) changes whether its pod's claims are up to date: read that pod too.
     Set<Integer> ordinals = claimOrdinalsChanged(namespace, setName, since);
+    List<PodRow> changed = pods.findByNamespaceAndSetNameAndResourceVersionGreaterThanOrderByOrdinal(namespace, setName, since);
     changed.forEach(pod -> ordinals.remove(pod.ordinal()));
     List<PodRow> read = changed;
     if (!ordinals.isEmpty()) {

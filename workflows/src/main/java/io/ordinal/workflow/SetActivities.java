@@ -22,8 +22,8 @@ public interface SetActivities {
   /**
    * Reads the set, and its pods and claims that changed since {@code request.since()} (all of them when
    * asked, when it is 0, or when the set is not the one the request knew: another uid, generation or
-   * deletion state), in one consistent snapshot of the store. Writes nothing but upstream's adoption and
-   * release of the pods it reads.
+   * deletion state), each at least as new as the version it reports. Writes nothing but upstream's
+   * adoption and release of the pods it reads.
    */
   @ActivityMethod
   SetChanges observeChanges(ChangesRequest request);
