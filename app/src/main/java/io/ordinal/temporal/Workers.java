@@ -1,5 +1,6 @@
 package io.ordinal.temporal;
 
+import io.micronaut.context.annotation.Value;
 import io.micronaut.core.annotation.Nullable;
 import io.ordinal.activities.HookActivitiesImpl;
 import io.ordinal.activities.PodActivitiesImpl;
@@ -50,9 +51,17 @@ public class Workers {
   private final AdoptionActivities adoption;
   private final ReleaseActivities release;
 
+  /** How many workflow tasks and local activities this instance runs at once (see {@link #options()}). */
+  private final int workflowTaskSlots;
+  private final int localActivitySlots;
+
   public Workers(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client, SetActivitiesImpl setActivities,
       PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities, ThisNode node,
-      @Nullable AdoptionActivities adoption, @Nullable ReleaseActivities release) {
+      @Nullable AdoptionActivities adoption, @Nullable ReleaseActivities release,
+      @Value("${ordinal.worker.workflow-task-slots:4}") int workflowTaskSlots,
+      @Value("${ordinal.worker.local-activity-slots:6}") int localActivitySlots) {
+    this.workflowTaskSlots = workflowTaskSlots;
+    this.localActivitySlots = localActivitySlots;
     this.adoption = adoption;
     this.release = release;
     this.factory = factory;
@@ -87,17 +96,31 @@ public class Workers {
 
   /** Starts polling the shared queue and this node's. */
   public void start() {
-    Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE,
-        WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
+    Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE, options());
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class,
         AdoptionWorkflowImpl.class, ReleaseWorkflowImpl.class);
     worker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     if (adoption != null && release != null) {
       worker.registerActivitiesImplementations(adoption, release);
     }
-    Worker nodeWorker = factory.newWorker(node.taskQueue(), WorkerOptions.newBuilder().setUsingVirtualThreads(true).build());
+    Worker nodeWorker = factory.newWorker(node.taskQueue(), options());
     nodeWorker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     factory.start();
+  }
+
+  /**
+   * Bounded workflow task and local activity slots (the SDK's default is 200 each): a step's local
+   * activities hold a database connection, and with 200 sets stepping at once they took the whole pool,
+   * so the API's reads queued behind them for seconds. Bounded, a burst of steps waits in Temporal's
+   * task queue instead, and the pool keeps connections for the API. Activities (a hook may wait for
+   * minutes in one) stay unbounded.
+   */
+  private WorkerOptions options() {
+    return WorkerOptions.newBuilder()
+        .setUsingVirtualThreads(true)
+        .setMaxConcurrentWorkflowTaskExecutionSize(workflowTaskSlots)
+        .setMaxConcurrentLocalActivityExecutionSize(localActivitySlots)
+        .build();
   }
 
   @PreDestroy

@@ -58,6 +58,24 @@ final class ControlPlane implements AutoCloseable {
   }
 
   /**
+   * {@code count} PersistentVolumes of 1Gi in StorageClass standard, {@code prefix}-0.., labelled
+   * {@code pv-group=<prefix>}, made in one request and Available when this returns.
+   */
+  void persistentVolumes(String prefix, int count) throws IOException, InterruptedException {
+    ObjectNode list = KubeJson.JSON.createObjectNode().put("apiVersion", "v1").put("kind", "List");
+    for (int i = 0; i < count; i++) {
+      ObjectNode pv = list.withArray("items").addObject().put("apiVersion", "v1").put("kind", "PersistentVolume");
+      pv.putObject("metadata").put("name", prefix + "-" + i).putObject("labels").put("pv-group", prefix);
+      ObjectNode spec = pv.putObject("spec").put("persistentVolumeReclaimPolicy", "Retain").put("storageClassName", "standard");
+      spec.putObject("capacity").put("storage", "1Gi");
+      spec.putArray("accessModes").add("ReadWriteOnce");
+      spec.putObject("hostPath").put("path", dir.resolve("pv").resolve(prefix + "-" + i).toString());
+    }
+    kubectl.run(KubeJson.write(list), Map.of(), "apply", "-f", "-").ok();
+    kubectl.run("wait", "--for=jsonpath={.status.phase}=Available", "pv", "-l", "pv-group=" + prefix, "--timeout=90s").ok();
+  }
+
+  /**
    * The docs' web set as apps/v1 (its claims www-web-N bound to PersistentVolumes made for them, two
    * to spare), applied in namespace {@code ns} (made first if {@code createNamespace}) with {@code
    * edit} done to it, and current ({@code kubectl rollout status}, under whichever controller runs it).
@@ -106,8 +124,16 @@ final class ControlPlane implements AutoCloseable {
    * controller runs; empty: every default controller again).
    */
   void restartControllerManager(String controllers) throws IOException, InterruptedException {
+    restartControllerManager(Map.of("KCP_CONTROLLERS", controllers));
+  }
+
+  /**
+   * Kills kube-controller-manager and starts it again with the script's {@code settings} (e.g.
+   * {@code KCP_KUBE_API_QPS}; those not given take the script's defaults).
+   */
+  void restartControllerManager(Map<String, String> settings) throws IOException, InterruptedException {
     kill("kube-controller-manager");
-    run(Map.of("KCP_CONTROLLERS", controllers), "restart", dir.toString(), "kube-controller-manager");
+    run(settings, "restart", dir.toString(), "kube-controller-manager");
   }
 
   /**

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +55,13 @@ class FanOutBenchmarkIT {
     Bench.Figure rssLoaded = new Bench.Figure("JVM resident memory, most during the run", "MiB", "");
     Bench.Figure idleCpu = new Bench.Figure("CPU with " + sets + " idle sets, JVM (share of one core)", "%", "near 0");
     Bench.Figure idleCpuAll = new Bench.Figure("CPU with " + sets + " idle sets, JVM + Temporal + PostgreSQL", "%", "");
+    Map<String, Bench.Figure> cpuPerPod = new LinkedHashMap<>();
+    for (String phase : List.of("created", "replaced")) {
+      for (String component : CpuSplit.COMPONENTS) {
+        cpuPerPod.put(phase + component, new Bench.Figure("CPU per pod " + phase + ", " + component, "ms",
+            phase.equals("created") && component.equals("all") ? "≤ 8 ms" : ""));
+      }
+    }
     Map<String, List<Double>> reads = new LinkedHashMap<>();
     reads.put("during creation", new ArrayList<>());
     reads.put("during rollout", new ArrayList<>());
@@ -112,6 +120,7 @@ class FanOutBenchmarkIT {
             });
           }, 0, 1_000_000 / readRate, TimeUnit.MICROSECONDS);
 
+          CpuSplit beforeCreation = CpuSplit.of(service);
           inParallel(nsNames, setsPerNamespace, (ns, name) -> {
             ObjectNode set = Manifests.web(name, replicas, 0, Map.of());
             ((ObjectNode) set.get("spec")).put("podManagementPolicy", "Parallel");
@@ -125,7 +134,10 @@ class FanOutBenchmarkIT {
           createRate.add(pods / Collections.max(readySeconds));
           readyOverTime.putIfAbsent("creation, pods Ready", readySeconds);
 
+          CpuSplit.of(service).minus(beforeCreation).perPod(pods)
+              .forEach((component, ms) -> cpuPerPod.get("created" + component).add(ms));
           readSink.set(rolloutReads);
+          CpuSplit beforeRollout = CpuSplit.of(service);
           Map<String, String> before = new ConcurrentHashMap<>();
           latest.forEach((key, set) -> before.put(key, set.at("/status/currentRevision").asText()));
           long firstPatch = System.currentTimeMillis();
@@ -137,6 +149,8 @@ class FanOutBenchmarkIT {
           List<Double> replacedSeconds = allPods(api, nsNames).stream()
               .map(pod -> (Pods.readySince(pod) - firstPatch) / 1000.0).toList();
           rolloutRate.add(pods / Collections.max(replacedSeconds));
+          CpuSplit.of(service).minus(beforeRollout).perPod(pods)
+              .forEach((component, ms) -> cpuPerPod.get("replaced" + component).add(ms));
           readyOverTime.putIfAbsent("rollout, new pods Ready", replacedSeconds);
           readers.shutdownNow();
         }
@@ -169,10 +183,13 @@ class FanOutBenchmarkIT {
             the sets with one watch of all statefulsets, and %d more clients watch each namespace's pods (%d
             watch events received over all runs). Rates are from server timestamps: pod creationTimestamp and
             Ready lastTransitionTime (the rollout starts at the first PATCH sent). Idle CPU is measured over %d s
-            after the rollout, with every set converged.""".formatted(sets, replicas, namespaces, readRate, namespaces,
+            after the rollout, with every set converged. CPU per pod is the CPU time each process used from the
+            first POST until every set was Ready (from the first PATCH until every set was rolled), over the
+            pods created (replaced), from procfs: the JVM, the Temporal dev server (the JVM's children), PostgreSQL
+            (its postmaster and backends); the readers' requests are in it.""".formatted(sets, replicas, namespaces, readRate, namespaces,
             watchEvents, idleSeconds))
-        .figures(List.of(createRate, rolloutRate, readP99Creation, readP99Rollout, readErrors, rssIdle, rssLoaded, idleCpu,
-            idleCpuAll))
+        .figures(Stream.concat(Stream.of(createRate, rolloutRate, readP99Creation, readP99Rollout, readErrors, rssIdle,
+            rssLoaded, idleCpu, idleCpuAll), cpuPerPod.values().stream()).toList())
         .latencies("Every read of every run:", reads)
         .distribution("reads", "GET set / LIST pods latency under load", reads)
         .overTime("ready", "Pods Ready over time (first run)", "pods Ready", readyOverTime)
@@ -183,6 +200,33 @@ class FanOutBenchmarkIT {
   private static double allCpuSeconds(OrdinalService service) {
     return ProcessUsage.cpuSecondsWithDescendants(service.handle())
         + service.postgres().map(ProcessUsage::cpuSecondsWithDescendants).orElse(0.0);
+  }
+
+  /** CPU seconds used so far by the JVM, the Temporal dev server and PostgreSQL. */
+  private record CpuSplit(double jvm, double temporal, double postgres) {
+    static final List<String> COMPONENTS = List.of("JVM", "Temporal", "PostgreSQL", "all");
+
+    static CpuSplit of(OrdinalService service) {
+      List<ProcessHandle> postgres = service.postgres().stream()
+          .flatMap(postmaster -> Stream.concat(Stream.of(postmaster), postmaster.descendants())).toList();
+      return new CpuSplit(ProcessUsage.cpuSeconds(service.handle()),
+          service.handle().descendants().filter(p -> !postgres.contains(p)).mapToDouble(ProcessUsage::cpuSeconds).sum(),
+          postgres.stream().mapToDouble(ProcessUsage::cpuSeconds).sum());
+    }
+
+    CpuSplit minus(CpuSplit earlier) {
+      return new CpuSplit(jvm - earlier.jvm, temporal - earlier.temporal, postgres - earlier.postgres);
+    }
+
+    /** Milliseconds per pod, by component (in {@link #COMPONENTS}' order). */
+    Map<String, Double> perPod(int pods) {
+      Map<String, Double> ms = new LinkedHashMap<>();
+      ms.put("JVM", 1000 * jvm / pods);
+      ms.put("Temporal", 1000 * temporal / pods);
+      ms.put("PostgreSQL", 1000 * postgres / pods);
+      ms.put("all", 1000 * (jvm + temporal + postgres) / pods);
+      return ms;
+    }
   }
 
   private static String key(JsonNode set) {

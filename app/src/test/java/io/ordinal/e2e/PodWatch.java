@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** {@code kubectl get pods -w} of one set (label {@code app=<set>}), each pod incarnation's events stamped on arrival. */
 final class PodWatch implements AutoCloseable {
-  private static final Duration TIMEOUT = Duration.ofMinutes(2);
+  private final Duration timeout;
 
   /** When the watch first saw a pod incarnation, saw it Ready and saw it deleted (0: not yet), in nanoTime. */
   record Seen(int ordinal, String uid, long added, long ready, long deleted, JsonNode pod) {}
@@ -24,6 +24,12 @@ final class PodWatch implements AutoCloseable {
   private final Thread reader;
 
   PodWatch(Kubectl kubectl, String ns, String setName) throws IOException {
+    this(kubectl, ns, setName, Duration.ofMinutes(2));
+  }
+
+  /** The same, waiting up to {@code timeout} in {@link #awaitReady} and {@link #awaitDeleted}. */
+  PodWatch(Kubectl kubectl, String ns, String setName, Duration timeout) throws IOException {
+    this.timeout = timeout;
     process = kubectl.startReading("-n", ns, "get", "pods", "-l", "app=" + setName, "-w", "--output-watch-events",
         "-o", "json");
     reader = Thread.ofPlatform().daemon().start(this::read);
@@ -68,7 +74,7 @@ final class PodWatch implements AutoCloseable {
 
   /** Waits until every ordinal has a Ready, not deleted incarnation not in {@code excluded}; those, by ordinal. */
   synchronized Map<Integer, Seen> awaitReady(int replicas, Set<String> excluded) throws InterruptedException {
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Map<Integer, Seen> ready = new LinkedHashMap<>();
       byUid.values().stream().filter(seen -> seen.ready() != 0 && seen.deleted() == 0 && !excluded.contains(seen.uid()))
@@ -78,7 +84,7 @@ final class PodWatch implements AutoCloseable {
       }
       long left = deadline - System.nanoTime();
       if (left <= 0 || !process.isAlive()) {
-        throw new AssertionError("pods Ready after " + TIMEOUT + ": " + ready.keySet() + " (watch "
+        throw new AssertionError("pods Ready after " + timeout + ": " + ready.keySet() + " (watch "
             + (process.isAlive() ? "running" : "ended") + ")");
       }
       wait(Math.max(1, left / 1_000_000));
@@ -87,7 +93,7 @@ final class PodWatch implements AutoCloseable {
 
   /** Waits until the incarnations in {@code uids} are all deleted; when each was, by uid. */
   synchronized Map<String, Long> awaitDeleted(Set<String> uids) throws InterruptedException {
-    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       Map<String, Long> deleted = new LinkedHashMap<>();
       uids.forEach(uid -> {
@@ -101,7 +107,7 @@ final class PodWatch implements AutoCloseable {
       }
       long left = deadline - System.nanoTime();
       if (left <= 0 || !process.isAlive()) {
-        throw new AssertionError("pods deleted after " + TIMEOUT + ": " + deleted.keySet() + " of " + uids);
+        throw new AssertionError("pods deleted after " + timeout + ": " + deleted.keySet() + " of " + uids);
       }
       wait(Math.max(1, left / 1_000_000));
     }
