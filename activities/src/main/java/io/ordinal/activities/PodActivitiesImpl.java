@@ -6,6 +6,8 @@ import io.ordinal.workflow.PodActivities;
 import io.temporal.activity.Activity;
 import io.temporal.failure.ApplicationFailure;
 import jakarta.inject.Singleton;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 @Singleton
 public class PodActivitiesImpl implements PodActivities {
@@ -42,7 +44,9 @@ public class PodActivitiesImpl implements PodActivities {
   @Override
   public void createPods(PodCreations request) {
     onNode(request.node());
-    request.pods().forEach(pod -> lifecycle.createPod(pod.set(), pod.ordinal(), pod.revision()));
+    Map<Integer, String> revisionByOrdinal = new LinkedHashMap<>();
+    request.pods().forEach(pod -> revisionByOrdinal.put(pod.ordinal(), pod.revision()));
+    lifecycle.createPods(request.set(), revisionByOrdinal);
     statuses.publish(request.status());
   }
 

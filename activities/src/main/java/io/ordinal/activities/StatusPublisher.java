@@ -21,7 +21,6 @@ public class StatusPublisher {
       return;
     }
     SetKey key = request.set();
-    sets.get(key.namespace(), key.name()).ifPresent(set -> sets.writeStatus(key.namespace(), key.name(),
-        StatusCalculator.toObject(request.status(), set.getStatus().getConditions())));
+    sets.updateStatus(key.namespace(), key.name(), stored -> StatusCalculator.toObject(request.status(), stored.getConditions()));
   }
 }

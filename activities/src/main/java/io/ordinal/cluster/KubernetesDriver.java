@@ -217,8 +217,9 @@ public class KubernetesDriver implements PodDriver {
   /** Creates the row's claims (unless present: a claim of that name is used, as upstream does) and then its pod. */
   private void create(PodRow row) {
     Optional<StatefulSet> set = sets.get(row.namespace(), row.setName());
-    for (PvcRow claim : pvcs.findByNamespaceAndSetNameOrderByName(row.namespace(), row.setName())) {
-      if (claim.ordinal() == row.ordinal() && !claim.terminating()) {
+    for (PvcRow claim : pvcs.findByNamespaceAndSetNameAndOrdinalInListOrderByName(row.namespace(), row.setName(),
+        List.of(row.ordinal()))) {
+      if (!claim.terminating()) {
         createClaim(claim, set);
       }
     }
@@ -236,14 +237,11 @@ public class KubernetesDriver implements PodDriver {
     }
   }
 
+  /**
+   * Creates the claim in the cluster; one there already is used (a create's 409 is the only read, so
+   * the usual case is one round trip), unless it is being deleted: then the pod waits for it to go.
+   */
   private void createClaim(PvcRow row, Optional<StatefulSet> set) {
-    var existing = client.persistentVolumeClaims().inNamespace(row.namespace()).withName(row.name()).get();
-    if (existing != null) {
-      if (existing.getMetadata().getDeletionTimestamp() != null) {
-        throw new IllegalStateException("claim " + row.name() + " is being deleted in the cluster; its pod waits for it to go");
-      }
-      return;
-    }
     PersistentVolumeClaim claim = ClusterObjects.forCluster(KubeJson.read(row.object(), PersistentVolumeClaim.class),
         PersistentVolumeClaim.class, ClusterObjects.CLAIM_UID_ANNOTATION, row.uid(), set);
     claim.setStatus(null);
@@ -252,6 +250,10 @@ public class KubernetesDriver implements PodDriver {
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw e;
+      }
+      var existing = client.persistentVolumeClaims().inNamespace(row.namespace()).withName(row.name()).get();
+      if (existing != null && existing.getMetadata().getDeletionTimestamp() != null) {
+        throw new IllegalStateException("claim " + row.name() + " is being deleted in the cluster; its pod waits for it to go");
       }
     }
   }

@@ -35,6 +35,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -83,13 +84,28 @@ public class PodLifecycle {
 
   /** Ensures pod {@code ordinal} exists at {@code revision} (its claims first) and starts it on its driver. */
   public void createPod(SetKey key, int ordinal, String revision) {
+    createPods(key, Map.of(ordinal, revision));
+  }
+
+  /**
+   * Ensures each pod (ordinal → revision) exists at its revision, in the map's order, as {@link
+   * #createPod} does: the set and each revision's template are read once for all of them.
+   */
+  public void createPods(SetKey key, Map<Integer, String> revisionByOrdinal) {
     Optional<StatefulSet> found = liveSet(key);
     if (found.isEmpty()) {
       return; // the set went away since the plan was made; the next plan sees it
     }
-    StatefulSet set = found.get();
-    PodTemplateSpec template = revisions.template(key.namespace(), revision)
-        .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + revision, "MissingRevision"));
+    Map<String, PodTemplateSpec> templates = new HashMap<>();
+    // A copy of the template for each pod: PodFactory makes the pod's spec of it.
+    revisionByOrdinal.forEach((ordinal, revision) -> createPod(found.get(), ordinal, revision,
+        KubeJson.copy(templates.computeIfAbsent(revision, r -> revisions.template(key.namespace(), r)
+            .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + r, "MissingRevision"))),
+            PodTemplateSpec.class)));
+  }
+
+  private void createPod(StatefulSet set, int ordinal, String revision, PodTemplateSpec template) {
+    SetKey key = new SetKey(set.getMetadata().getNamespace(), set.getMetadata().getName());
     ensureClaims(set, ordinal);
     PodRow created = insertPodIfAbsent(set, template, revision, ordinal);
     if (created != null && MemberHookSpec.of(set.getMetadata()).isPresent()) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 /**
  * StatefulSets in PostgreSQL. The spec and metadata live in {@code object}; uid, generation,
@@ -177,6 +178,21 @@ public class StatefulSetStore {
     sets.findById(id(namespace, name))
         .filter(row -> !json.equals(row.status()))
         .ifPresent(row -> sets.updateStatus(row.id(), json));
+  }
+
+  /**
+   * Writes the status {@code update} makes of the stored one (a no-op when that is the same, or the
+   * set is gone): one read of the row, and of its object only the status is decoded.
+   */
+  public void updateStatus(String namespace, String name, UnaryOperator<StatefulSetStatus> update) {
+    sets.findById(id(namespace, name)).ifPresent(row -> {
+      StatefulSetStatus stored = row.status() == null ? new StatefulSetStatus()
+          : KubeJson.read(row.status(), StatefulSetStatus.class);
+      String json = KubeJson.write(update.apply(stored));
+      if (!json.equals(row.status())) {
+        sets.updateStatus(row.id(), json);
+      }
+    });
   }
 
   /** A status written through the API: only if the set is still at {@code expectedVersion}. */
