@@ -34,7 +34,7 @@ public class LongestFirst implements ClassOrderer {
       Map.entry("LauncherFallbackIT", 91), Map.entry("TwoInstallationsIT", 120), Map.entry("SecurityIT", 88), Map.entry("SideBySideIT", 76),
       Map.entry("LargeSetIT", 75), Map.entry("FanOutBenchmarkIT", 73), Map.entry("WebUiScreenshotsIT", 65),
       Map.entry("WarmStartBenchmarkIT", 60), Map.entry("KubectlIT", 52),
-      Map.entry("UpstreamBenchmarkIT", 47), Map.entry("UpstreamAtScaleBenchmarkIT", 70),
+      Map.entry("UpstreamBenchmarkIT", 47), Map.entry("UpstreamAtScaleBenchmarkIT", 90),
       Map.entry("LifecycleIT", 44), Map.entry("LargeSetBenchmarkIT", 42),
       Map.entry("WatchIT", 38), Map.entry("RolloutControlIT", 30), Map.entry("LocalReadinessBenchmarkIT", 29),
       Map.entry("RedisExampleIT", 27), Map.entry("RolloutIT", 26), Map.entry("ScaleIT", 23),
