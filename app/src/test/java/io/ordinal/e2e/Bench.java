@@ -8,6 +8,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -122,6 +125,17 @@ final class Bench {
       return image(plot, title, chart);
     }
 
+    /** A bar plot: for each series (e.g. a component), its value in each category (e.g. a phase). */
+    Report bars(String plot, String title, String yTitle, List<String> categories, Map<String, List<Double>> series)
+        throws IOException {
+      System.setProperty("java.awt.headless", "true");
+      CategoryChart chart = new CategoryChartBuilder().width(800).height(420).title(title).yAxisTitle(yTitle).build();
+      chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+      chart.getStyler().setStacked(true);
+      series.forEach((label, values) -> chart.addSeries(label, categories, values));
+      return image(plot, title, chart);
+    }
+
     /** Writes {@code target/benchmarks/<name>.md} and prints it. */
     void write() throws IOException {
       Files.createDirectories(DIR);
@@ -129,7 +143,7 @@ final class Bench {
       System.out.println(markdown);
     }
 
-    private Report image(String plot, String title, XYChart chart) throws IOException {
+    private Report image(String plot, String title, Chart<?, ?> chart) throws IOException {
       Files.createDirectories(DIR);
       String file = name + "-" + plot + ".png";
       BitmapEncoder.saveBitmap(chart, DIR.resolve(file).toString(), BitmapEncoder.BitmapFormat.PNG);

@@ -193,6 +193,8 @@ class FanOutBenchmarkIT {
         .latencies("Every read of every run:", reads)
         .distribution("reads", "GET set / LIST pods latency under load", reads)
         .overTime("ready", "Pods Ready over time (first run)", "pods Ready", readyOverTime)
+        .bars("cpu", "CPU per pod, by process (medians over the runs)", "CPU ms per pod", List.of("created", "replaced"),
+            cpuSplit(cpuPerPod))
         .write();
   }
 
@@ -200,6 +202,15 @@ class FanOutBenchmarkIT {
   private static double allCpuSeconds(OrdinalService service) {
     return ProcessUsage.cpuSecondsWithDescendants(service.handle())
         + service.postgres().map(ProcessUsage::cpuSecondsWithDescendants).orElse(0.0);
+  }
+
+  /** The per-pod CPU figures' medians, by component (all but "all"), in the phases' order. */
+  private static Map<String, List<Double>> cpuSplit(Map<String, Bench.Figure> cpuPerPod) {
+    Map<String, List<Double>> split = new LinkedHashMap<>();
+    for (String component : CpuSplit.COMPONENTS.subList(0, 3)) {
+      split.put(component, List.of(cpuPerPod.get("created" + component).median(), cpuPerPod.get("replaced" + component).median()));
+    }
+    return split;
   }
 
   /** CPU seconds used so far by the JVM, the Temporal dev server and PostgreSQL. */
