@@ -1,7 +1,9 @@
 package io.ordinal.driver.local;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,7 +98,26 @@ final class OciSpec {
    */
   static Spec container(List<String> args, Map<String, String> env, String cwd, ContainerUser user, List<Volume> volumes,
       Sandbox sandbox, String cgroupsPath) {
-    List<Mount> mounts = new ArrayList<>(baseMounts());
+    return container(args, env, cwd, user, volumes, sandbox, cgroupsPath, null);
+  }
+
+  /**
+   * The same, where {@code mountPoints} (made by {@link #makeMountPoints}) holds the mount points of
+   * volumes that go under one of the machine's directories where the machine has no such path (the
+   * docs' nginx at /usr/share/nginx/html on a machine without nginx): that directory is then a
+   * read-only overlay of the mount points over the machine's, since the runtime cannot make a mount
+   * point in a read-only bind, and the machine's own directory must not be written.
+   */
+  static Spec container(List<String> args, Map<String, String> env, String cwd, ContainerUser user, List<Volume> volumes,
+      Sandbox sandbox, String cgroupsPath, Path mountPoints) {
+    List<Mount> mounts = new ArrayList<>();
+    for (Mount mount : baseMounts()) {
+      Path layer = mountPoints == null ? null : mountPoints.resolve(mount.destination().substring(1));
+      mounts.add(layer != null && "bind".equals(mount.type()) && Files.isDirectory(layer)
+          ? new Mount(mount.destination(), "overlay", "overlay",
+              List.of("lowerdir=" + layer + ":" + mount.source(), "ro", "nosuid", "nodev"))
+          : mount);
+    }
     for (Volume volume : volumes) {
       List<String> options = new ArrayList<>(List.of("bind", "nosuid", "nodev"));
       if (volume.readOnly()) {
@@ -109,6 +130,35 @@ final class OciSpec {
     return new Spec(VERSION, process, new Root("rootfs", user.readOnlyRoot()), null, mounts,
         new Linux(sandbox.namespaces(), cgroupsPath, user.privileged() || user.unconfined() ? null : Seccomp.RUNTIME_DEFAULT,
             user.privileged() ? List.of() : maskedPaths(), user.privileged() ? List.of() : READONLY_PATHS));
+  }
+
+  /**
+   * Makes, under {@code layers}, each volume's mount point that lies in one of the machine's
+   * directories a container sees read-only and that the machine lacks (a file for a file volume, else
+   * a directory); returns {@code layers}, which {@link #container} overlays on those directories.
+   */
+  static Path makeMountPoints(Path layers, List<Volume> volumes) throws IOException {
+    for (Volume volume : volumes) {
+      Path target = Path.of(volume.target()).normalize();
+      boolean underHostDirectory = hostDirectories().stream().anyMatch(dir -> target.startsWith(dir) && !target.equals(Path.of(dir)));
+      if (underHostDirectory && !Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+        Path point = layers.resolve(target.toString().substring(1));
+        if (Files.isRegularFile(volume.source())) {
+          Files.createDirectories(point.getParent());
+          if (!Files.exists(point)) {
+            Files.createFile(point);
+          }
+        } else {
+          Files.createDirectories(point);
+        }
+      }
+    }
+    return layers;
+  }
+
+  /** The machine's directories bound read-only into every container. */
+  private static List<String> hostDirectories() {
+    return baseMounts().stream().filter(mount -> "bind".equals(mount.type())).map(Mount::destination).toList();
   }
 
   /**

@@ -506,8 +506,10 @@ final class PodSupervisor implements Runnable {
       subPath.bind();
     }
     String start = UUID.randomUUID().toString().substring(0, 8);
-    OciSpec.Spec oci = OciSpec.container(argv, env, workingDir(spec), user(spec),
-        volumes.getOrDefault(spec.getName(), List.of()), where, cgroup.runtimePath(start));
+    List<OciSpec.Volume> mounted = volumes.getOrDefault(spec.getName(), List.of());
+    Path mountPoints = OciSpec.makeMountPoints(bundle(spec.getName()).resolve("mount-points"), mounted);
+    OciSpec.Spec oci = OciSpec.container(argv, env, workingDir(spec), user(spec), mounted, where,
+        cgroup.runtimePath(start), mountPoints);
     String container = containerId(spec.getName());
     return ContainerProcess.start(driver.runc(), container, container + "-" + start, bundle(spec.getName()), oci, logFile);
   }

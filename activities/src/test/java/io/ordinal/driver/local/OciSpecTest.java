@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.ordinal.store.KubeJson;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The runtime spec a container gets: what it may see, be and do. */
 class OciSpecTest {
@@ -43,6 +45,23 @@ class OciSpecTest {
     assertTrue(spec.at("/mounts").toString().contains("{\"destination\":\"/data\",\"type\":\"bind\",\"source\":\"/var/v\",\"options\":[\"bind\",\"nosuid\",\"nodev\",\"ro\"]}"));
     assertEquals(OciSpec.DEFAULT_CAPABILITIES.size(), spec.at("/process/capabilities/bounding").size());
     assertEquals(0, spec.at("/process/capabilities/ambient").size());
+  }
+
+  @Test
+  void aVolumeMountPointTheMachineLacksUnderItsDirectoriesComesFromAReadOnlyOverlay(@TempDir Path bundle) throws Exception {
+    List<OciSpec.Volume> volumes = List.of(new OciSpec.Volume(bundle, "/usr/share/ordinal-no-such-dir/html", false),
+        new OciSpec.Volume(bundle, "/data", false), new OciSpec.Volume(bundle, "/usr/share", true));
+    Path layers = OciSpec.makeMountPoints(bundle.resolve("mount-points"), volumes);
+    assertTrue(Files.isDirectory(layers.resolve("usr/share/ordinal-no-such-dir/html")));
+    assertFalse(Files.exists(layers.resolve("data")), "a mount point outside the machine's directories is the runtime's to make");
+    assertFalse(Files.exists(layers.resolve("etc")));
+    JsonNode spec = KubeJson.JSON.valueToTree(OciSpec.container(List.of("/bin/true"), Map.of(), "/",
+        user("{\"containers\":[{\"name\":\"c\"}]}"), volumes, SANDBOX, "/ordinal/c/1", layers));
+    String mounts = spec.at("/mounts").toString();
+    assertTrue(mounts.contains("{\"destination\":\"/usr\",\"type\":\"overlay\",\"source\":\"overlay\",\"options\":[\"lowerdir="
+        + layers.resolve("usr") + ":/usr\",\"ro\",\"nosuid\",\"nodev\"]}"), mounts);
+    assertTrue(mounts.contains("{\"destination\":\"/etc\",\"type\":\"bind\",\"source\":\"/etc\",\"options\":[\"rbind\",\"ro\",\"nosuid\",\"nodev\"]}"),
+        "a directory no volume needs stays a plain read-only bind");
   }
 
   @Test
