@@ -90,6 +90,7 @@ final class EmbeddedPostgresServer implements AutoCloseable {
         // zonky turns synchronous commit off for speed; a stored spec must survive a crash.
         .setServerConfig("synchronous_commit", "on")
         .setServerConfig("listen_addresses", "127.0.0.1")
+        .setPort(freePortBelowEphemeralRange())
         .setServerConfig("unix_socket_directories", "")
         // Passed to initdb (zonky's "locale" options are initdb's --key=value): never a trusting pg_hba.conf.
         .setLocaleConfig("auth", "scram-sha-256")
@@ -254,6 +255,33 @@ final class EmbeddedPostgresServer implements AutoCloseable {
       }
     }
     return values;
+  }
+
+  /**
+   * A free port below the kernel's range for outgoing connections. zonky's own choice (a port the
+   * kernel hands out for 0, released before PostgreSQL binds it) comes from that range, where any
+   * connection made meanwhile may take it: PostgreSQL then fails to bind, and zonky gives up a
+   * minute later (seen once in the suite). Falls back to zonky's choice when none is found.
+   */
+  static int freePortBelowEphemeralRange() {
+    int ephemeralLow = 32768;
+    try {
+      ephemeralLow = Integer.parseInt(Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim()
+          .split("\\s+")[0]);
+    } catch (IOException | RuntimeException e) {
+      // not Linux, or unreadable: the usual default
+    }
+    java.util.Random random = new java.util.Random();
+    for (int attempt = 0; attempt < 50 && ephemeralLow > 11_000; attempt++) {
+      int port = 10_000 + random.nextInt(ephemeralLow - 10_000);
+      try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+        probe.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), port));
+        return port;
+      } catch (IOException e) {
+        // taken: another one
+      }
+    }
+    return 0;
   }
 
   String jdbcUrl() {
