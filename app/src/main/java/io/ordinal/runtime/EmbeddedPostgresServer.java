@@ -266,7 +266,7 @@ final class EmbeddedPostgresServer implements AutoCloseable {
   static int freePortBelowEphemeralRange() {
     int ephemeralLow = 32768;
     try {
-      // Read by lines: Files.readString of this procfs file gives "3" on JDK 25 (it trusts the file's size, 0).
+      // Read by lines: Files.readString of this procfs file returned "3" here (JDK 25).
       ephemeralLow = Integer.parseInt(Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).getFirst()
           .trim().split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
