@@ -311,8 +311,12 @@ public final class ServingTls {
     return out.toString();
   }
 
+  /** Written whole or not at all: a client reads the CA as soon as the file exists (a test once read it empty). */
   private static void write(Path file, String content) throws IOException {
-    Files.writeString(file, content);
+    Path partial = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".partial",
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
+    Files.writeString(partial, content);
+    Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
   private static void writeSecret(Path file, String content) throws IOException {
