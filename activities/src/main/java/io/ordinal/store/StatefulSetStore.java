@@ -174,10 +174,7 @@ public class StatefulSetStore {
   /** Writes the status when it differs from the stored one (a status write bumps resourceVersion). */
   @Transactional
   public void writeStatus(String namespace, String name, StatefulSetStatus status) {
-    String json = KubeJson.write(status);
-    sets.findById(id(namespace, name))
-        .filter(row -> !json.equals(row.status()))
-        .ifPresent(row -> sets.updateStatus(row.id(), json));
+    updateStatus(namespace, name, stored -> status);
   }
 
   /**

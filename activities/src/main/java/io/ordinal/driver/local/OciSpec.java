@@ -138,9 +138,10 @@ final class OciSpec {
    * a directory); returns {@code layers}, which {@link #container} overlays on those directories.
    */
   static Path makeMountPoints(Path layers, List<Volume> volumes) throws IOException {
+    List<String> hostDirectories = hostDirectories();
     for (Volume volume : volumes) {
       Path target = Path.of(volume.target()).normalize();
-      boolean underHostDirectory = hostDirectories().stream().anyMatch(dir -> target.startsWith(dir) && !target.equals(Path.of(dir)));
+      boolean underHostDirectory = hostDirectories.stream().anyMatch(dir -> target.startsWith(dir) && !target.equals(Path.of(dir)));
       if (underHostDirectory && !Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
         Path point = layers.resolve(target.toString().substring(1));
         if (Files.isRegularFile(volume.source())) {
