@@ -53,7 +53,11 @@ public final class Application {
         LoopbackCodecListener.serve(runtime.codec(), context.getBean(PayloadTranscoder.class), settings.temporalUiPort());
       }
     } catch (RuntimeException e) {
-      log.error("start-up failed", e);
+      if (e instanceof io.ordinal.temporal.TemporalPreflight.TemporalNotReady) {
+        log.error("start-up failed: {}", e.getMessage()); // says what to do: no stack trace
+      } else {
+        log.error("start-up failed", e);
+      }
       if (context != null) {
         context.close();
       }

@@ -10,6 +10,7 @@ import io.ordinal.store.ObjectStore;
 import io.ordinal.store.ObjectTable;
 import io.ordinal.temporal.ControllerOutboxDrain;
 import io.ordinal.temporal.SetSignals;
+import io.ordinal.temporal.TemporalPreflight;
 import io.ordinal.temporal.Workers;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
@@ -32,10 +33,12 @@ public class Startup implements ApplicationEventListener<ServerStartupEvent> {
   private final NodeStore nodes;
   private final NodeAgent agent;
   private final ObjectStore objects;
+  private final TemporalPreflight preflight;
   private volatile boolean started;
 
   public Startup(Workers workers, DriverRegistry drivers, SetSignals signals, ControllerOutboxDrain outbox, ThisNode node,
-      NodeStore nodes, NodeAgent agent, ObjectStore objects) {
+      NodeStore nodes, NodeAgent agent, ObjectStore objects, TemporalPreflight preflight) {
+    this.preflight = preflight;
     this.objects = objects;
     this.workers = workers;
     this.drivers = drivers;
@@ -49,6 +52,7 @@ public class Startup implements ApplicationEventListener<ServerStartupEvent> {
   @Override
   public void onApplicationEvent(ServerStartupEvent event) {
     long start = System.nanoTime();
+    preflight.checkNamespace();
     workers.registerSearchAttributes();
     nodes.register(node.name(), event.getSource().getURL().toString());
     int adopted = nodes.adoptUnplaced(node.name(), drivers.nodeBoundDrivers(), drivers.defaultDriver());
@@ -61,6 +65,7 @@ public class Startup implements ApplicationEventListener<ServerStartupEvent> {
     }
     long attributes = System.nanoTime();
     workers.start();
+    preflight.probe();
     long workerStarted = System.nanoTime();
     drivers.recoverAll();
     agent.start();
@@ -77,7 +82,7 @@ public class Startup implements ApplicationEventListener<ServerStartupEvent> {
     started = true;
     long end = System.nanoTime();
     // What a start spends where: search attributes, worker, drivers' re-adoption.
-    log.info("worker of node {} ready in {} ms (search attributes and node {} ms, worker {} ms, drivers {} ms)",
+    log.info("worker of node {} ready in {} ms (search attributes and node {} ms, worker {} ms (with the probe of an external Temporal), drivers {} ms)",
         node.name(), (end - start) / 1_000_000, (attributes - start) / 1_000_000, (workerStarted - attributes) / 1_000_000,
         (recovered - workerStarted) / 1_000_000);
   }

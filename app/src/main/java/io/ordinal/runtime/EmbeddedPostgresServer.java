@@ -65,7 +65,7 @@ final class EmbeddedPostgresServer implements AutoCloseable {
     this.password = password;
   }
 
-  static EmbeddedPostgresServer start(Path dataDir) throws IOException {
+  static EmbeddedPostgresServer start(Path dataDir, boolean fsync) throws IOException {
     Path dir = dataDir.resolve("postgres");
     Files.createDirectories(dir);
     Processes.fromPidFile(dir.resolve("postmaster.pid")).ifPresent(orphan -> {
@@ -87,8 +87,11 @@ final class EmbeddedPostgresServer implements AutoCloseable {
     EmbeddedPostgres postgres = EmbeddedPostgres.builder()
         .setDataDirectory(dir)
         .setCleanDataDirectory(false)
-        // zonky turns synchronous commit off for speed; a stored spec must survive a crash.
+        // zonky starts PostgreSQL with fsync off (-F) and synchronous commit off, for speed. A stored
+        // spec must survive a crash of the service and, with fsync, of the machine: a commit is
+        // answered once its WAL is on the disk. -c after -F wins.
         .setServerConfig("synchronous_commit", "on")
+        .setServerConfig("fsync", fsync ? "on" : "off")
         .setServerConfig("listen_addresses", "127.0.0.1")
         .setPort(freePortBelowEphemeralRange())
         .setServerConfig("unix_socket_directories", "")

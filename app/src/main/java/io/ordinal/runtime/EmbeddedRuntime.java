@@ -78,7 +78,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
     HttpServer codec = null;
     try {
       if (settings.dbUrl() == null) {
-        postgres = EmbeddedPostgresServer.start(settings.dataDir());
+        postgres = EmbeddedPostgresServer.start(settings.dataDir(), settings.embeddedDbFsync());
         props.put("datasources.default.url", postgres.jdbcUrl());
         props.put("datasources.default.username", postgres.user());
         props.put("datasources.default.password", postgres.password());
@@ -108,6 +108,7 @@ public final class EmbeddedRuntime implements AutoCloseable {
         }
         temporal = TemporalDevServer.start(settings, codec == null ? 0 : codec.getAddress().getPort());
         props.put("temporal.address", "127.0.0.1:" + settings.temporalPort());
+        props.put("ordinal.temporal.embedded", true);
         webUi = settings.temporalHeadless() ? null : "http://localhost:" + settings.temporalUiPort();
       } else {
         props.put("temporal.address", settings.temporalAddress());

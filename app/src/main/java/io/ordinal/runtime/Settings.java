@@ -24,7 +24,8 @@ public record Settings(
     Path tlsCertFile,
     Path tlsKeyFile,
     Path clientCaFile,
-    Map<String, String> temporalTls) {
+    Map<String, String> temporalTls,
+    boolean embeddedDbFsync) {
 
   public static Settings fromEnvironment(Map<String, String> env) {
     return new Settings(
@@ -45,7 +46,10 @@ public record Settings(
         pathOrNull(env.get("ORDINAL_TLS_CERT_FILE")),
         pathOrNull(env.get("ORDINAL_TLS_KEY_FILE")),
         pathOrNull(env.get("ORDINAL_CLIENT_CA_FILE")),
-        temporalTls(env));
+        temporalTls(env),
+        // The embedded PostgreSQL syncs its commits to the disk; false trades a machine crash's
+        // durability for speed (development, tests of something else).
+        Boolean.parseBoolean(env.getOrDefault("ORDINAL_EMBEDDED_DB_FSYNC", "true")));
   }
 
   /**

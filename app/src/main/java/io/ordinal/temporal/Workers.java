@@ -14,6 +14,7 @@ import io.ordinal.workflow.ReleaseWorkflowImpl;
 import io.ordinal.workflow.OrdinalSearchAttributes;
 import io.ordinal.workflow.StatefulSetControllerWorkflow;
 import io.ordinal.workflow.StatefulSetControllerWorkflowImpl;
+import io.ordinal.workflow.TemporalProbeWorkflowImpl;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
@@ -98,7 +99,7 @@ public class Workers {
   public void start() {
     Worker worker = factory.newWorker(StatefulSetControllerWorkflow.TASK_QUEUE, options());
     worker.registerWorkflowImplementationTypes(StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class,
-        AdoptionWorkflowImpl.class, ReleaseWorkflowImpl.class);
+        AdoptionWorkflowImpl.class, ReleaseWorkflowImpl.class, TemporalProbeWorkflowImpl.class);
     worker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     if (adoption != null && release != null) {
       worker.registerActivitiesImplementations(adoption, release);

@@ -61,6 +61,9 @@ final class OrdinalService implements AutoCloseable {
   private boolean incrementalReadingMissesExpected;
   private final Map<String, String> extraEnv;
   private Process process;
+  /** The Temporal cluster it runs on, in a namespace of its own; null: the dev server it starts itself. */
+  private TemporalCluster temporalCluster;
+  private String temporalNamespace = "default";
 
   OrdinalService(String name) throws IOException {
     this(name, Map.of());
@@ -106,6 +109,18 @@ final class OrdinalService implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Runs on {@code cluster} (TEMPORAL_ADDRESS) in a namespace of its own, registered before the first
+   * start, instead of on an embedded dev server.
+   */
+  OrdinalService onTemporalCluster(TemporalCluster cluster) {
+    this.temporalCluster = cluster;
+    this.temporalNamespace = "ordinal-" + dataDir.getFileName();
+    extraEnv.put("TEMPORAL_ADDRESS", cluster.address());
+    extraEnv.put("TEMPORAL_NAMESPACE", temporalNamespace);
+    return this;
+  }
+
   private static long lastStamp;
 
   /**
@@ -125,6 +140,9 @@ final class OrdinalService implements AutoCloseable {
     synchronized (SHARED) {
       if (shared == null) {
         shared = new OrdinalService("shared");
+        if (TemporalCluster.forSharedService()) {
+          shared.onTemporalCluster(TemporalCluster.shared());
+        }
         shared.start();
         Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
       }
@@ -179,6 +197,9 @@ final class OrdinalService implements AutoCloseable {
   }
 
   synchronized void start() throws Exception {
+    if (temporalCluster != null && !startedOnce) {
+      temporalCluster.namespace(temporalNamespace);
+    }
     List<String> command = new ArrayList<>();
     command.add(java != null ? java.toString() : ProcessHandle.current().info().command().orElse("java"));
     String flags = System.getenv("ORDINAL_JVM_FLAGS");
@@ -318,7 +339,7 @@ final class OrdinalService implements AutoCloseable {
    * embedded ones), as several Ordinals share theirs: the service's own database and role.
    */
   Map<String, String> sharedInfrastructure() throws IOException {
-    return Map.of("TEMPORAL_ADDRESS", "127.0.0.1:" + temporalPort,
+    return Map.of("TEMPORAL_ADDRESS", temporalAddress(), "TEMPORAL_NAMESPACE", temporalNamespace,
         "ORDINAL_DB_URL", jdbcUrl("ordinal"), "ORDINAL_DB_USER", "ordinal",
         "ORDINAL_DB_PASSWORD", databasePassword("ordinal"),
         "ORDINAL_ENCRYPTION_KEY_FILE", dataDir.resolve("encryption").resolve("keys").toString());
@@ -447,12 +468,17 @@ final class OrdinalService implements AutoCloseable {
     });
   }
 
-  /** Runs {@code use} with a client of this service's Temporal dev server. */
+  /** The frontend of its Temporal: the dev server it starts, or the cluster it was put on. */
+  String temporalAddress() {
+    return temporalCluster != null ? temporalCluster.address() : "127.0.0.1:" + temporalPort;
+  }
+
+  /** Runs {@code use} with a client of this service's Temporal (dev server or cluster) and namespace. */
   <T> T withTemporal(Function<WorkflowClient, T> use) {
     var stubs = WorkflowServiceStubs.newServiceStubs(
-        WorkflowServiceStubsOptions.newBuilder().setTarget("127.0.0.1:" + temporalPort).build());
+        WorkflowServiceStubsOptions.newBuilder().setTarget(temporalAddress()).build());
     try {
-      return use.apply(WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder()
+      return use.apply(WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder().setNamespace(temporalNamespace)
           .setDataConverter(LargePayloadCodec.dataConverter()).build()));
     } finally {
       stubs.shutdown();
