@@ -19,4 +19,7 @@ public record EventRow(
     String message,
     String type,
     Instant eventTime,
-    long resourceVersion) {}
+    long resourceVersion,
+    int count,
+    Instant lastTime,
+    boolean aggregate) {}

@@ -53,6 +53,8 @@ public class WatchLog {
       }))
       .build();
 
+  /** The advisory lock every writer of API objects holds from its first write to its commit (V4__watch_log.sql). */
+  static final long WRITERS_LOCK = 7305620;
   private final DataSource dataSource;
   private final ObjectStore objects;
 

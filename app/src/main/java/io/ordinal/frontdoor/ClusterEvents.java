@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.EventSource;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.micronaut.context.annotation.Requires;
 import io.micronaut.context.event.StartupEvent;
 import io.micronaut.runtime.event.annotation.EventListener;
@@ -16,6 +18,7 @@ import io.ordinal.store.WatchLog;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
@@ -55,9 +58,11 @@ public class ClusterEvents implements ChangeFeed.Subscriber {
   @Override
   public void changed(List<WatchLog.Change> batch) {
     for (WatchLog.Change change : batch) {
-      if ("events".equals(change.resource()) && "ADDED".equals(change.type())
+      if ("events".equals(change.resource()) && !"DELETED".equals(change.type())
           && change.object() instanceof Event recorded && "StatefulSet".equals(recorded.getInvolvedObject().getKind())) {
-        sender.execute(() -> send(recorded));
+        // MODIFIED: the event occurred again (count, lastTimestamp, message), as upstream's recorder patches it.
+        boolean again = "MODIFIED".equals(change.type());
+        sender.execute(() -> send(recorded, again));
       }
     }
   }
@@ -65,7 +70,7 @@ public class ClusterEvents implements ChangeFeed.Subscriber {
   @Override
   public void caughtUp(long resourceVersion) {}
 
-  private void send(Event recorded) {
+  private void send(Event recorded, boolean again) {
     ObjectReference about = recorded.getInvolvedObject();
     sets.get(recorded.getMetadata().getNamespace(), about.getName()).filter(set -> ClusterObjects.clusterUid(set).isPresent())
         .ifPresent(set -> {
@@ -82,7 +87,22 @@ public class ClusterEvents implements ChangeFeed.Subscriber {
           event.setInvolvedObject(new ObjectReference(ClusterObjects.clusterApiVersion(set), null, ClusterObjects.KIND,
               about.getName(), about.getNamespace(), null, clusterUid));
           try {
+            if (again) {
+              try {
+                client.v1().events().inNamespace(about.getNamespace()).withName(event.getMetadata().getName())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), KubeJson.JSON.writeValueAsString(Map.of(
+                        "count", event.getCount(), "lastTimestamp", event.getLastTimestamp(), "message", event.getMessage())));
+                return;
+              } catch (KubernetesClientException e) {
+                if (e.getCode() != 404) {
+                  throw e;
+                }
+                // Not mirrored yet (made before this instance started, or its creation was lost): made whole.
+              }
+            }
             client.v1().events().inNamespace(about.getNamespace()).resource(event).create();
+          } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
           } catch (KubernetesClientException e) {
             if (e.getCode() == 409) {
               return; // another instance of Ordinal mirrored it first: the event keeps its name in both places

@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ordinal.store.KubeJson;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -18,6 +22,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 
 /** A small HTTP client for the Kubernetes-shaped API. */
@@ -224,7 +231,11 @@ final class Api {
 
   /** Waits until web's rollout away from {@code previousRevision} is complete on all {@code replicas}. */
   JsonNode awaitRolledOut(String ns, int replicas, String previousRevision) {
-    return await(Paths.set(ns, "web") + "/status", Duration.ofSeconds(90), r -> {
+    return awaitRolledOut(ns, "web", replicas, previousRevision, Duration.ofSeconds(90));
+  }
+
+  JsonNode awaitRolledOut(String ns, String name, int replicas, String previousRevision, Duration timeout) {
+    return await(Paths.set(ns, name) + "/status", timeout, r -> {
       JsonNode s = r.json().path("status");
       return !s.path("currentRevision").asText().equals(previousRevision)
           && s.path("updatedReplicas").asInt() == replicas && s.path("availableReplicas").asInt() == replicas
@@ -232,13 +243,62 @@ final class Api {
     });
   }
 
-  /** Pod creations (+) and deletions (-) in event order. */
+  /**
+   * Pod creations (+name) and deletions (-name) in the namespace, in the order they were committed:
+   * the watch log's record (the last 15 minutes), replayed by a watch from its oldest entry up to the
+   * bookmark that says it has caught up. (Events no longer list each: a repeat counts on the first.)
+   */
   List<String> podOperations(String ns) {
-    return events(ns).stream()
-        .map(e -> e.path("message").asText())
-        .filter(m -> m.startsWith("create Pod") || m.startsWith("delete Pod"))
-        .map(m -> (m.startsWith("create") ? "+" : "-") + m.split(" ")[2])
-        .toList();
+    String from = "1";
+    for (int attempt = 0; attempt < 3; attempt++) {
+      HttpResponse<InputStream> response;
+      try {
+        response = client().send(request(Paths.core(ns, "pods") + "?watch=true&allowWatchBookmarks=true"
+            + "&timeoutSeconds=120&resourceVersion=" + from).timeout(Duration.ofSeconds(130)).build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+        if (response.statusCode() == 410) {
+          // The log's beginning was compacted: its message names the oldest version still there.
+          Matcher oldest = Pattern.compile("\\((\\d+)\\)").matcher(lines.lines().collect(Collectors.joining()));
+          if (!oldest.find()) {
+            throw new AssertionError("410 without the compacted version");
+          }
+          from = oldest.group(1);
+          continue;
+        }
+        if (response.statusCode() != 200) {
+          throw new AssertionError("watch of pods in " + ns + " answered " + response.statusCode());
+        }
+        List<String> operations = new ArrayList<>();
+        String line;
+        while ((line = lines.readLine()) != null) {
+          if (line.isBlank()) {
+            continue;
+          }
+          JsonNode event = KubeJson.JSON.readTree(line);
+          String type = event.path("type").asText();
+          if (type.equals("BOOKMARK")) {
+            return operations;
+          }
+          String name = event.at("/object/metadata/name").asText();
+          if (type.equals("ADDED")) {
+            operations.add("+" + name);
+          } else if (type.equals("DELETED")) {
+            operations.add("-" + name);
+          }
+        }
+        throw new AssertionError("the watch of pods in " + ns + " ended before it caught up: " + operations);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    throw new AssertionError("the watch log kept moving past the version its 410 named");
   }
 
   static void sleep(long millis) {

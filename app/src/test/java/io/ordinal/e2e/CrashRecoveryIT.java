@@ -38,10 +38,9 @@ class CrashRecoveryIT {
 
       service.start();
       api.awaitConverged(ns, "web", 5, TIMEOUT);
-      Map<String, Long> creates = api.events(ns).stream()
-          .map(e -> e.path("message").asText())
-          .filter(m -> m.startsWith("create Pod"))
-          .collect(Collectors.groupingBy(m -> m.split(" ")[2], Collectors.counting()));
+      Map<String, Long> creates = api.podOperations(ns).stream()
+          .filter(op -> op.startsWith("+"))
+          .collect(Collectors.groupingBy(op -> op.substring(1), Collectors.counting()));
       assertEquals(Map.of("web-0", 1L, "web-1", 1L, "web-2", 1L, "web-3", 1L, "web-4", 1L), creates);
       List<JsonNode> pods = api.pods(ns, "app=web");
       assertEquals(5, pods.stream().map(p -> p.at("/metadata/uid").asText()).distinct().count());

@@ -59,7 +59,7 @@ class FaultInjectionIT {
 
   @Test
   void invariantsHoldWhileTheServiceTemporalAndPostgresCrashAndPodsDie() throws Exception {
-    service = new OrdinalService("faults", Map.of("ORDINAL_DRIVER", "sim"));
+    service = new OrdinalService("faults", Map.of("ORDINAL_DRIVER", "sim", "ORDINAL_WATCH_RETENTION", "24h"));
     Checker checker = null;
     try {
       service.start();
@@ -456,19 +456,14 @@ class FaultInjectionIT {
       }
     }
 
-    /** The store's own log: per pod name, creations and deletions alternate (never two live at once). */
+    /**
+     * The store's own log (the watch log, kept for the whole run: ORDINAL_WATCH_RETENTION): per pod
+     * name, creations and deletions alternate (never two live at once).
+     */
     void checkCreateDeleteLog() {
       Map<String, List<String>> byPod = new LinkedHashMap<>();
-      for (JsonNode event : api.events(NS)) {
-        String message = event.path("message").asText();
-        String[] words = message.split(" ");
-        if (message.startsWith("create Pod ")) {
-          byPod.computeIfAbsent(words[2], k -> new ArrayList<>()).add("+");
-        } else if (message.startsWith("delete Pod ")) {
-          byPod.computeIfAbsent(words[2], k -> new ArrayList<>()).add("-");
-        } else if (message.contains(" is recreating failed Pod ")) {
-          byPod.computeIfAbsent(words[words.length - 1], k -> new ArrayList<>()).add("-");
-        }
+      for (String operation : api.podOperations(NS)) {
+        byPod.computeIfAbsent(operation.substring(1), k -> new ArrayList<>()).add(operation.substring(0, 1));
       }
       byPod.forEach((pod, log) -> {
         for (int i = 1; i < log.size(); i++) {

@@ -178,6 +178,11 @@ public class Watches {
       synchronized (this) {
         pending.forEach(this::process);
         pending = null;
+        if (!initialEvents && options.allowWatchBookmarks()) {
+          // A watch resumed from a resourceVersion learns at once that it has caught up with the log:
+          // its client resumes from here next time, not from before everything it skipped.
+          bookmark(cursor, false);
+        }
       }
     }
 
