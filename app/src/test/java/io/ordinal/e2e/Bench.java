@@ -125,6 +125,15 @@ final class Bench {
       return image(plot, title, chart);
     }
 
+    /** A plot of sampled values over time: each series' value at each of {@code seconds}. */
+    Report timeSeries(String plot, String title, String yTitle, List<Double> seconds, Map<String, List<Double>> series)
+        throws IOException {
+      XYChart chart = chart(title, "seconds", yTitle);
+      chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+      series.forEach((label, values) -> chart.addSeries(label, seconds, values).setMarker(SeriesMarkers.NONE));
+      return image(plot, title, chart);
+    }
+
     /** A bar plot: for each series (e.g. a component), its value in each category (e.g. a phase). */
     Report bars(String plot, String title, String yTitle, List<String> categories, Map<String, List<Double>> series)
         throws IOException {

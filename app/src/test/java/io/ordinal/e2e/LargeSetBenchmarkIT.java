@@ -2,16 +2,12 @@ package io.ordinal.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -115,7 +111,7 @@ class LargeSetBenchmarkIT {
       scale.add((last - created) / 1000.0);
       rate.add(replicas / ((last - created) / 1000.0));
       rss.add(peak[0]);
-      heap.add(heapUsedMiB(service.handle().pid()));
+      heap.add(ProcessUsage.heapUsedAfterGcMiB(service.handle().pid()));
       List<Long> lengths = service.<List<Long>>withTemporal(client -> client.listExecutions("OrdinalNamespace = '" + ns + "'")
           .map(listed -> client.newUntypedWorkflowStub(listed.getExecution().getWorkflowId(),
               Optional.of(listed.getExecution().getRunId()), Optional.empty()).describe()
@@ -123,25 +119,9 @@ class LargeSetBenchmarkIT {
           .toList());
       mostEvents.add(lengths.stream().mapToLong(Long::longValue).max().orElse(0));
       allEvents.add(lengths.stream().mapToLong(Long::longValue).sum());
-      postgres.add(directoryMiB(service.dataDir.resolve("postgres")));
-      temporal.add(directoryMiB(service.dataDir.resolve("temporal")));
+      postgres.add(ProcessUsage.directoryMiB(service.dataDir.resolve("postgres")));
+      temporal.add(ProcessUsage.directoryMiB(service.dataDir.resolve("temporal")));
     }
     return List.of(scale, rate, rss, heap, mostEvents, allEvents, postgres, temporal);
-  }
-
-  /** The heap in use after a full collection, from {@code jcmd} (the JDK's own tool, beside this JVM's). */
-  private static double heapUsedMiB(long pid) throws Exception {
-    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-    Command.run(Duration.ofMinutes(1), jcmd.toString(), Long.toString(pid), "GC.run");
-    String info = Command.run(Duration.ofMinutes(1), jcmd.toString(), Long.toString(pid), "GC.heap_info").out();
-    // G1: "garbage-first heap   total reserved 524288K, committed 77824K, used 41244K [...]"
-    java.util.regex.Matcher used = java.util.regex.Pattern.compile("used (\\d+)K").matcher(info);
-    return used.find() ? Long.parseLong(used.group(1)) / 1024.0 : 0;
-  }
-
-  private static double directoryMiB(Path directory) throws IOException {
-    try (Stream<Path> files = Files.walk(directory)) {
-      return files.filter(Files::isRegularFile).mapToLong(file -> file.toFile().length()).sum() / (1024.0 * 1024);
-    }
   }
 }

@@ -4,10 +4,13 @@ import io.ordinal.driver.ProcStat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
-/** CPU time and resident memory of a process (Linux procfs), alone or with its descendants. */
+/** CPU time and memory of a process (Linux procfs), alone or with its descendants, and data on disk. */
 final class ProcessUsage {
   /** USER_HZ: procfs counts CPU time in ticks of 1/100 s on Linux. */
   private static final double TICKS_PER_SECOND = 100;
@@ -33,6 +36,31 @@ final class ProcessUsage {
           .mapToDouble(line -> Long.parseLong(line.replaceAll("\\D", "")) / 1024.0).findFirst().orElse(0);
     } catch (IOException e) {
       return 0;
+    }
+  }
+
+  /** A JVM's heap in use after a full collection, from {@code jcmd} (the JDK's own tool, beside this JVM's). */
+  static double heapUsedAfterGcMiB(long pid) throws IOException, InterruptedException {
+    Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+    Command.run(Duration.ofMinutes(1), jcmd.toString(), Long.toString(pid), "GC.run");
+    String info = Command.run(Duration.ofMinutes(1), jcmd.toString(), Long.toString(pid), "GC.heap_info").out();
+    // G1: "garbage-first heap   total reserved 524288K, committed 77824K, used 41244K [...]"
+    Matcher used = Pattern.compile("used (\\d+)K").matcher(info);
+    return used.find() ? Long.parseLong(used.group(1)) / 1024.0 : 0;
+  }
+
+  /** The size of the regular files under {@code directory}, in MiB (files that go meanwhile count as nothing). */
+  static double directoryMiB(Path directory) throws IOException {
+    try (Stream<Path> files = Files.walk(directory)) {
+      return files.mapToLong(file -> {
+        try {
+          return Files.isRegularFile(file) ? Files.size(file) : 0;
+        } catch (IOException e) {
+          return 0;
+        }
+      }).sum() / (1024.0 * 1024);
+    } catch (java.io.UncheckedIOException e) {
+      return directoryMiB(directory); // a directory went while it was walked: once more
     }
   }
 
