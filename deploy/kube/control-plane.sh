@@ -205,34 +205,8 @@ absdir() { mkdir -p "$1" && (cd "$1" && pwd -P); }
 
 # The pid in DIR/NAME.pid, if that process is alive and is ours (its command line names DIR, so a
 # recycled pid of an unrelated process is never signalled).
-live_pid() {
-  local dir=$1 name=$2 pid
-  [[ -s $dir/$name.pid ]] || return 1
-  pid=$(<"$dir/$name.pid")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$dir/" || return 1
-  echo "$pid"
-}
-
-# Free ports on 127.0.0.1, taken below the kernel's ephemeral range (where outgoing connections
-# take their source ports) and held open together until all are chosen, so they are distinct.
-# Another process could still take one before the component binds it: start then fails clearly.
-pick_ports() {
-  python3 - "$1" <<'PY'
-import random, socket, sys
-n = int(sys.argv[1]); held = []
-lo = int(open('/proc/sys/net/ipv4/ip_local_port_range').read().split()[0])
-hi = min(lo, 32768) - 1
-while len(held) < n:
-    p = random.randint(20000, hi)
-    s = socket.socket()
-    try:
-        s.bind(('127.0.0.1', p)); held.append(s)
-    except OSError:
-        s.close()
-print(' '.join(str(s.getsockname()[1]) for s in held))
-PY
-}
+# shellcheck source=../lib/processes.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/processes.sh"
 
 launch() {  # launch DIR NAME CMD...: in its own session (a caller's Ctrl-C or exit leaves it be)
   local dir=$1 name=$2; shift 2
@@ -423,10 +397,13 @@ EOF
   launch_component kube-apiserver
 
   launch_component kube-controller-manager
+  # A pod the scheduler parked as unschedulable (its claim not bound yet) was sometimes not requeued
+  # when the claim bound, and waited for the unschedulable pool's 5-minute flush (seen in
+  # StatefulSetControllerIT and UpstreamAtScale, after a controller manager restart): 10 s here.
   launch "$DIR" kube-scheduler "$BIN/kube-scheduler" \
     --kubeconfig="$DIR/kubeconfig" --authentication-kubeconfig="$DIR/kubeconfig" \
     --authorization-kubeconfig="$DIR/kubeconfig" --leader-elect=false \
-    --bind-address=127.0.0.1 --secure-port="$SCHED_PORT"
+    --bind-address=127.0.0.1 --secure-port="$SCHED_PORT" --pod-max-in-unschedulable-pods-duration=10s
   # KWOK manages the nodes annotated kwok.x-k8s.io/node=fake, and plays the stages in the cache.
   launch "$DIR" kwok "$BIN/kwok" --kubeconfig="$DIR/kubeconfig" \
     --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \

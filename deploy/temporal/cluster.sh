@@ -57,32 +57,8 @@ cmd_build() {
   mv "$BIN.tmp/server" "$BIN.tmp/sql" "$BIN/" && rmdir "$BIN.tmp"
 }
 
-live_pid() {
-  local dir=$1 name=$2 pid
-  [[ -s $dir/$name.pid ]] || return 1
-  pid=$(<"$dir/$name.pid")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$dir/" || return 1
-  echo "$pid"
-}
-
-# Free ports on 127.0.0.1 below the ephemeral range, held together until all are chosen (as control-plane.sh).
-pick_ports() {
-  python3 - "$1" <<'PY'
-import random, socket, sys
-n = int(sys.argv[1]); held = []
-lo = int(open('/proc/sys/net/ipv4/ip_local_port_range').read().split()[0])
-hi = min(lo, 32768) - 1
-while len(held) < n:
-    p = random.randint(20000, hi)
-    s = socket.socket()
-    try:
-        s.bind(('127.0.0.1', p)); held.append(s)
-    except OSError:
-        s.close()
-print(' '.join(str(s.getsockname()[1]) for s in held))
-PY
-}
+# shellcheck source=../lib/processes.sh
+source "$HERE/../lib/processes.sh"
 
 sql_tool() {  # sql_tool DATABASE ARGS...
   local db=$1; shift

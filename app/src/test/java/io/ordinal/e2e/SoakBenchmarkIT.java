@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A long run of steady churn (`./ordinal bench Soak`: an hour, or -Dordinal.soak.minutes; two
- * minutes in the test suite): sets scaled, rolled out, paused and resumed, undone, a set whose pods
+ * minute in the test suite): sets scaled, rolled out, paused and resumed, undone, a set whose pods
  * keep crashing, and the service killed with SIGKILL every ten minutes (once in the suite). Every
  * 30 s (10 s in the suite) it samples what could grow without bound: the service's memory, the data
  * on disk, the events, the watch log, the longest running workflow history. After the warm-up they
@@ -28,11 +28,11 @@ class SoakBenchmarkIT {
 
   @Test
   void steadyChurnLeavesMemoryStorageEventsAndHistoriesFlat() throws Exception {
-    Duration length = Duration.ofMinutes(Bench.full() ? Long.getLong("ordinal.soak.minutes", 60) : 2);
+    Duration length = Duration.ofMinutes(Bench.full() ? Long.getLong("ordinal.soak.minutes", 60) : 1);
     Duration sampleEvery = Duration.ofSeconds(Bench.full() ? 30 : 10);
     Duration killEvery = Bench.full() ? Duration.ofMinutes(10) : length.dividedBy(2);
     // Events last 10 minutes here (an hour by default) and the watch log 5 (15), so that both reach
-    // their plateau well inside the hour; in the suite's two minutes, 30 s each.
+    // their plateau well inside the hour; in the suite's one minute, 30 s each.
     String ttl = Bench.full() ? "10m" : "30s";
     String retention = Bench.full() ? "5m" : "30s";
     Random random = new Random(20261127);
