@@ -153,9 +153,20 @@ launch_service() {  # in its own session: a caller's Ctrl-C or exit leaves it be
   echo $! > "$DIR/$1.pid"
 }
 
+# Until the frontend answers and the history service serves: a frontend that is up before its history
+# hosts have joined the membership ring answers "Not enough hosts to serve the request"; a lookup of a
+# workflow that does not exist goes to a history shard and answers "not found" once they have.
+serving() {
+  local out
+  "${TEMPORAL_CLI:-temporal}" operator cluster health --address "127.0.0.1:$FRONTEND_PORT" >/dev/null 2>&1 || return 1
+  out=$("${TEMPORAL_CLI:-temporal}" workflow describe --address "127.0.0.1:$FRONTEND_PORT" -n temporal-system \
+    -w cluster-sh-readiness-probe 2>&1) && return 0
+  grep -qi "not found" <<<"$out"
+}
+
 wait_for_frontend() {
   local deadline=$((SECONDS + ${TEMPORAL_TIMEOUT:-120}))
-  until "${TEMPORAL_CLI:-temporal}" operator cluster health --address "127.0.0.1:$FRONTEND_PORT" >/dev/null 2>&1; do
+  until serving; do
     local s
     for s in "${SERVICES[@]}"; do
       live_pid "$DIR" "$s" >/dev/null || { tail -20 "$DIR/$s.log" >&2; die "$s exited (see $DIR/$s.log)"; }

@@ -39,7 +39,10 @@ public class TemporalPreflight {
   static final int TIMERS = 5;
   static final long TIMER_MILLIS = 100;
   static final long LATE_MILLIS = 300;
-  /** How long a search attribute just registered may take to reach the frontends (their namespace cache). */
+  /**
+   * How long a search attribute just registered may take to reach the frontends (their namespace
+   * cache), and a cluster just started to serve workflows.
+   */
   private static final Duration ATTRIBUTES_PROPAGATION = Duration.ofSeconds(60);
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
@@ -114,6 +117,11 @@ public class TemporalPreflight {
         // A probe of a start that died: it ends by its timeout; this start probes with a new run.
         client.newUntypedWorkflowStub(id).terminate("a new start of " + node.name() + " probes again");
       } catch (RuntimeException e) {
+        if (hasStatus(e, Status.Code.UNAVAILABLE) && Instant.now().isBefore(deadline)) {
+          // A cluster whose history hosts are still joining its membership ring ("Not enough hosts").
+          sleep(Duration.ofMillis(500));
+          continue;
+        }
         if (!isUnknownSearchAttribute(e) || Instant.now().isAfter(deadline)) {
           throw isUnknownSearchAttribute(e) ? new TemporalNotReady("Temporal at " + address + " still refuses Ordinal's "
               + "search attributes " + ATTRIBUTES_PROPAGATION.toSeconds() + " s after they were registered in namespace "
@@ -149,6 +157,15 @@ public class TemporalPreflight {
     } catch (RuntimeException | java.util.concurrent.TimeoutException e) {
       log.warn("could not measure Temporal's timers: {}", e.toString());
     }
+  }
+
+  private static boolean hasStatus(Throwable e, Status.Code code) {
+    for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+      if (cause instanceof StatusRuntimeException status && status.getStatus().getCode() == code) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean isUnknownSearchAttribute(Throwable e) {

@@ -42,7 +42,7 @@ public class LongestFirst implements ClassOrderer {
       Map.entry("EmbeddedDatabaseSecurityIT", 17), Map.entry("DeployManifestsIT", 16),
       Map.entry("StepOverheadBenchmarkIT", 15), Map.entry("LogsAndHealthIT", 15), Map.entry("AuditIT", 14),
       Map.entry("ConcurrencyIT", 13), Map.entry("WatchLatencyBenchmarkIT", 13), Map.entry("TemporalTlsIT", 12),
-      Map.entry("InvalidInputIT", 12), Map.entry("TemporalClusterIT", 70), Map.entry("EventsIT", 47), Map.entry("PowerLossIT", 110), Map.entry("LostTemporalStateIT", 30), Map.entry("SoakBenchmarkIT", 80),
+      Map.entry("InvalidInputIT", 12), Map.entry("TemporalClusterIT", 115), Map.entry("EventsIT", 47), Map.entry("PowerLossIT", 110), Map.entry("LostTemporalStateIT", 30), Map.entry("SoakBenchmarkIT", 80),
       // Measured alone in their own runs (they came after the suite's run above).
       Map.entry("AdoptionCrashIT", 220), Map.entry("StatefulSetControllerCrashIT", 200), Map.entry("AdoptionIT", 66),
       Map.entry("StatefulSetControllerIT", 80), Map.entry("UpgradeIT", 49), Map.entry("IncrementalObservationIT", 90));

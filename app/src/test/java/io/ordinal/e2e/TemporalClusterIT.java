@@ -96,6 +96,27 @@ class TemporalClusterIT {
     assertEquals(REPLICAS, claims.stream().distinct().count(), "one claim per identity, none replaced: " + claims);
   }
 
+  /** Pause holds a rollout on the cluster (a workflow update), resume finishes it, undo rolls back. */
+  @Test
+  void pauseResumeAndUndoWorkOnTheCluster() throws Exception {
+    String ns = "cluster-pause";
+    Api viaA = nodeA.api();
+    String set = Paths.set(ns, "web");
+    viaA.createSet(ns, Manifests.web("web", 4, 0, Map.of("SIM_READY_DELAY_MS", "700")));
+    String first = viaA.awaitConverged(ns, "web", 4, TIMEOUT).at("/status/currentRevision").asText();
+    viaA.setImage(ns, "web", "k8s.gcr.io/nginx-slim:0.9");
+    awaitNextReplacement(viaA, ns, first);
+    assertEquals(200, viaA.post(set + "/rollout/pause", null, null).code());
+    viaA.await(set + "/rollout/status", TIMEOUT, r -> r.json().path("phase").asText().equals("Paused"));
+    List<String> atPause = viaA.podOperations(ns);
+    Api.sleep(2_000);
+    CrashRecoveryIT.assertNoPodDeletedSince(atPause, viaA.podOperations(ns));
+    assertEquals(200, viaA.post(set + "/rollout/resume", null, null).code());
+    String second = viaA.awaitRolledOut(ns, "web", 4, first, TIMEOUT).at("/status/currentRevision").asText();
+    assertEquals(200, viaA.post(set + "/rollout/undo", null, null).code());
+    assertEquals(first, viaA.awaitRolledOut(ns, "web", 4, second, TIMEOUT).at("/status/currentRevision").asText());
+  }
+
   /** Ordinal's histories on the cluster: operations spread over its history shards, each findable by set. */
   @Test
   void operationsOnTheClusterAreFindableBySetAndOperation() throws Exception {
