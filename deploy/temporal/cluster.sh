@@ -164,6 +164,17 @@ serving() {
   grep -qi "not found" <<<"$out"
 }
 
+# Until SERVICE listens on its gRPC port (or exits, which fails the start).
+wait_for_port() {
+  local port_var; port_var="$(tr '[:lower:]' '[:upper:]' <<<"$1")_PORT"
+  local deadline=$((SECONDS + ${TEMPORAL_TIMEOUT:-120}))
+  until (exec 3<>"/dev/tcp/127.0.0.1/${!port_var}") 2>/dev/null; do
+    live_pid "$DIR" "$1" >/dev/null || { tail -20 "$DIR/$1.log" >&2; die "$1 exited (see $DIR/$1.log)"; }
+    ((SECONDS < deadline)) || die "$1 did not listen within ${TEMPORAL_TIMEOUT:-120} s (see $DIR/$1.log)"
+    sleep 0.2
+  done
+}
+
 wait_for_frontend() {
   local deadline=$((SECONDS + ${TEMPORAL_TIMEOUT:-120}))
   until serving; do
@@ -193,7 +204,12 @@ cmd_start() {
   setup_schema temporal temporal
   setup_schema temporal_visibility visibility
   write_config
-  for s in "${SERVICES[@]}"; do launch_service "$s"; done
+  # One at a time: each service initializes the cluster's metadata at its start, and four doing it at
+  # once on fresh databases raced (a duplicate key, and one service exited).
+  for s in "${SERVICES[@]}"; do
+    launch_service "$s"
+    wait_for_port "$s"
+  done
   wait_for_frontend
   log "started (frontend 127.0.0.1:$FRONTEND_PORT, ${TEMPORAL_SHARDS:-4} history shards)"
   echo "127.0.0.1:$FRONTEND_PORT"

@@ -72,6 +72,11 @@ final class TemporalCluster implements AutoCloseable {
       String address = run(env, "start", dir.resolve("cluster").toString()).out().strip();
       return new TemporalCluster(dir, postgres, address);
     } catch (IOException | InterruptedException | RuntimeException e) {
+      try {
+        run(Map.of(), "stop", dir.resolve("cluster").toString()); // what a failed start left running
+      } catch (IOException | RuntimeException stopFailed) {
+        e.addSuppressed(stopFailed);
+      }
       postgres.close();
       throw e;
     }
