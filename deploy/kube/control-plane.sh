@@ -432,25 +432,6 @@ EOF
 }
 
 # SIGTERM to a group of components at once, SIGKILL to those still up after GRACE tenths of a second.
-stop_group() {
-  local dir=$1 grace=$2 n pid w; shift 2
-  local -A pids=()
-  for n in "$@"; do
-    if pid=$(live_pid "$dir" "$n"); then pids[$n]=$pid; kill -TERM "$pid" 2>/dev/null || true; fi
-  done
-  for ((w = 0; w < grace; w++)); do
-    for n in "${!pids[@]}"; do kill -0 "${pids[$n]}" 2>/dev/null || { log "stopped $n (${pids[$n]})"; unset "pids[$n]"; }; done
-    (( ${#pids[@]} )) || break
-    sleep 0.1
-  done
-  for n in "${!pids[@]}"; do
-    log "$n (${pids[$n]}) still up $((grace / 10)) s after SIGTERM; SIGKILL"
-    kill -KILL "${pids[$n]}" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "${pids[$n]}" 2>/dev/null || break; sleep 0.1; done
-  done
-  for n in "$@"; do rm -f "$dir/$n.pid"; done
-}
-
 cmd_stop() {
   [[ $# -eq 1 ]] || usage
   [[ -d $1 ]] || return 0
@@ -465,11 +446,8 @@ cmd_stop() {
 # SIGKILL to one component, as a crash: its state stays in DIR (etcd's data, the API server's in etcd).
 cmd_kill() {
   [[ $# -eq 2 ]] || usage
-  DIR=$(cd "$1" && pwd -P); local pid
-  pid=$(live_pid "$DIR" "$2") || die "$2 is not running in $DIR"
-  kill -KILL "$pid"
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  log "killed $2 ($pid)"
+  DIR=$(cd "$1" && pwd -P)
+  kill_one "$DIR" "$2"
 }
 
 # Starts a killed etcd or API server again, on its ports, with its state.

@@ -29,3 +29,33 @@ while len(held) < n:
 print(' '.join(str(s.getsockname()[1]) for s in held))
 PY
 }
+
+# stop_group DIR GRACE NAME...: SIGTERM to each NAME running in DIR at once, SIGKILL to those still up
+# GRACE tenths of a second later; removes their pid files. The caller defines log.
+stop_group() {
+  local dir=$1 grace=$2 n pid w; shift 2
+  local -A pids=()
+  for n in "$@"; do
+    if pid=$(live_pid "$dir" "$n"); then pids[$n]=$pid; kill -TERM "$pid" 2>/dev/null || true; fi
+  done
+  for ((w = 0; w < grace; w++)); do
+    for n in "${!pids[@]}"; do kill -0 "${pids[$n]}" 2>/dev/null || { log "stopped $n (${pids[$n]})"; unset "pids[$n]"; }; done
+    (( ${#pids[@]} )) || break
+    sleep 0.1
+  done
+  for n in "${!pids[@]}"; do
+    log "$n (${pids[$n]}) still up $((grace / 10)) s after SIGTERM; SIGKILL"
+    kill -KILL "${pids[$n]}" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "${pids[$n]}" 2>/dev/null || break; sleep 0.1; done
+  done
+  for n in "$@"; do rm -f "$dir/$n.pid"; done
+}
+
+# kill_one DIR NAME: SIGKILL, as a crash (its state stays in DIR); waits up to 5 s for it to go.
+kill_one() {
+  local pid
+  pid=$(live_pid "$1" "$2") || die "$2 is not running in $1"
+  kill -KILL "$pid"
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  log "killed $2 ($pid)"
+}

@@ -234,27 +234,12 @@ cmd_namespace() {
 cmd_stop() {
   [[ $# -eq 1 ]] || usage
   [[ -d $1 ]] || return 0
-  local dir s pid w; dir=$(cd "$1" && pwd -P)
-  local -A pids=()
-  for s in worker frontend matching history; do
-    if pid=$(live_pid "$dir" "$s"); then pids[$s]=$pid; kill -TERM "$pid" 2>/dev/null || true; fi
-  done
-  for ((w = 0; w < 200; w++)); do
-    for s in "${!pids[@]}"; do kill -0 "${pids[$s]}" 2>/dev/null || unset "pids[$s]"; done
-    (( ${#pids[@]} )) || break
-    sleep 0.1
-  done
-  for s in "${!pids[@]}"; do log "$s (${pids[$s]}) still up 20 s after SIGTERM; SIGKILL"; kill -KILL "${pids[$s]}" 2>/dev/null || true; done
-  rm -f "$dir"/{history,matching,frontend,worker}.pid
+  stop_group "$(cd "$1" && pwd -P)" 200 worker frontend matching history
 }
 
 cmd_kill() {
   [[ $# -eq 2 ]] || usage
-  DIR=$(cd "$1" && pwd -P); local pid
-  pid=$(live_pid "$DIR" "$2") || die "$2 is not running in $DIR"
-  kill -KILL "$pid"
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  log "killed $2 ($pid)"
+  kill_one "$(cd "$1" && pwd -P)" "$2"
 }
 
 cmd_restart() {
