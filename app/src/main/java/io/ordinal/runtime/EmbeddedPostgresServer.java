@@ -68,10 +68,18 @@ final class EmbeddedPostgresServer implements AutoCloseable {
   static EmbeddedPostgresServer start(Path dataDir, boolean fsync) throws IOException {
     Path dir = dataDir.resolve("postgres");
     Files.createDirectories(dir);
-    Processes.fromPidFile(dir.resolve("postmaster.pid")).ifPresent(orphan -> {
+    Path pidFile = dir.resolve("postmaster.pid");
+    // pg_ctl starts the postmaster with -D and the data dir as zonky was given it: this one.
+    Processes.fromPidFile(pidFile, dir.toString()).ifPresent(orphan -> {
       log.warn("stopping PostgreSQL (pid {}) left running by a previous run", orphan.pid());
       Processes.stop(orphan, "INT", Duration.ofSeconds(30));
     });
+    // A pid file still here names no PostgreSQL of this data dir (the data dir's lock rules out another
+    // service on it): a crash's, whose pid may since be another process's. PostgreSQL refuses to
+    // start while that pid lives, and zonky's pg_ctl stop after a failed start would signal it.
+    if (Files.deleteIfExists(pidFile)) {
+      log.warn("removed {}: the PostgreSQL it names is no longer running", pidFile);
+    }
     Path superuserFile = dataDir.resolve("auth").resolve("postgres-superuser.password");
     Optional<String> known = Secrets.read(superuserFile);
     boolean fresh = !Files.exists(dir.resolve("postgresql.conf")); // zonky runs initdb without it
@@ -304,7 +312,7 @@ final class EmbeddedPostgresServer implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    var postmaster = Processes.fromPidFile(dataDir.resolve("postmaster.pid"));
+    var postmaster = Processes.fromPidFile(dataDir.resolve("postmaster.pid"), dataDir.toString());
     postgres.close();
     // pg_ctl may return before the postmaster has finished its shutdown checkpoint: wait for it,
     // so that "stopped" means nothing holds the data dir any more.

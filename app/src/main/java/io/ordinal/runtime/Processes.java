@@ -7,23 +7,35 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /** Helpers for the helper processes the service owns (Temporal dev server, PostgreSQL). */
 final class Processes {
   private Processes() {}
 
-  /** The live process whose pid is the first line of {@code pidFile}, if any. */
-  static Optional<ProcessHandle> fromPidFile(Path pidFile) {
+  /**
+   * The live process whose pid is the first line of {@code pidFile}, if it is still the process that
+   * wrote it: one of its arguments is {@code argument} (a path of this data dir). A pid file outlives
+   * its process (a kill -9, a power loss, a reboot), and the pid may since have gone to any process of
+   * the machine: signalling it unchecked stopped another service in the test suite.
+   */
+  static Optional<ProcessHandle> fromPidFile(Path pidFile, String argument) {
     try {
       if (!Files.exists(pidFile)) {
         return Optional.empty();
       }
       String first = Files.readAllLines(pidFile).stream().findFirst().orElse("").trim();
-      return ProcessHandle.of(Long.parseLong(first)).filter(ProcessHandle::isAlive);
+      return ProcessHandle.of(Long.parseLong(first)).filter(ProcessHandle::isAlive)
+          .filter(process -> hasArgument(process, argument));
     } catch (IOException | NumberFormatException e) {
       return Optional.empty();
     }
+  }
+
+  /** Whether {@code argument} is one of the process's arguments; a process whose arguments cannot be read has none. */
+  static boolean hasArgument(ProcessHandle process, String argument) {
+    return process.info().arguments().map(arguments -> List.of(arguments).contains(argument)).orElse(false);
   }
 
   /** Sends {@code signal} (e.g. INT, TERM), waits up to {@code grace}, then kills. */

@@ -40,11 +40,13 @@ final class TemporalDevServer implements AutoCloseable {
   }
 
   /**
-   * Stops the dev server a killed run of this data dir left running (its pid file says which): it
-   * holds this installation's ports, which are checked before anything starts.
+   * Stops the dev server a killed run of this data dir left running (its pid file says which, and its
+   * database argument that it is ours): it holds this installation's ports, which are checked before
+   * anything starts.
    */
   static void stopOrphan(Settings settings) {
-    Processes.fromPidFile(settings.dataDir().resolve("temporal").resolve("temporal.pid")).ifPresent(orphan -> {
+    Path dir = settings.dataDir().resolve("temporal");
+    Processes.fromPidFile(dir.resolve("temporal.pid"), database(dir)).ifPresent(orphan -> {
       log.warn("stopping Temporal dev server (pid {}) left running by a previous run", orphan.pid());
       Processes.stop(orphan, "TERM", Duration.ofSeconds(15));
     });
@@ -70,7 +72,7 @@ final class TemporalDevServer implements AutoCloseable {
       command.add("/usr/bin/setsid");
     }
     command.addAll(List.of(settings.temporalCli(), "server", "start-dev",
-        "--db-filename", dir.resolve("temporal.db").toString(),
+        "--db-filename", database(dir),
         "--ip", "127.0.0.1",
         "--port", Integer.toString(settings.temporalPort()),
         "--namespace", settings.temporalNamespace(),
@@ -113,6 +115,10 @@ final class TemporalDevServer implements AutoCloseable {
       Thread.sleep(100);
     }
     return new TemporalDevServer(process, pidFile);
+  }
+
+  private static String database(Path dir) {
+    return dir.resolve("temporal.db").toString();
   }
 
   @Override

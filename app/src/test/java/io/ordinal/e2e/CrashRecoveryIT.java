@@ -10,11 +10,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The service is killed or stopped and started again on the same data dir. */
@@ -75,6 +77,50 @@ class CrashRecoveryIT {
       List<AuditIT.SpecChange> changes = service.withTemporal(client -> AuditIT.specChanges(client, controller));
       assertTrue(changes.stream().anyMatch(c -> c.generation() == 2 && c.requestedBy() != null),
           "the scale, signalled from the outbox with its author: " + changes);
+    }
+  }
+
+  /**
+   * After the machine went down (the service, PostgreSQL and the dev server at once), their pid files
+   * stay, and by the next start their pids may be any other process's: the start signals none of them
+   * (it used to stop them as its own orphans, and PostgreSQL refused to start while one lived).
+   */
+  @Test
+  void aStartAfterAMachineCrashLeavesAloneTheProcessesThatGotItsHelpersPids(@Namespace String ns) throws Exception {
+    try (OrdinalService service = new OrdinalService("stale-pids")) {
+      service.start();
+      Api api = service.api();
+      api.createSet(ns, Manifests.web("web", 1, 0, Map.of()));
+      api.awaitConverged(ns, "web", 1, TIMEOUT);
+      Path postgresPid = service.dataDir.resolve("postgres/postmaster.pid");
+      Path temporalPid = service.dataDir.resolve("temporal/temporal.pid");
+      ProcessHandle postgres = OrdinalService.fromPidFile(postgresPid).orElseThrow();
+      ProcessHandle temporal = OrdinalService.fromPidFile(temporalPid).orElseThrow();
+      List<ProcessHandle> helpers = Stream.concat(Stream.of(postgres, temporal),
+          Stream.concat(postgres.descendants(), temporal.descendants())).toList();
+      service.kill9();
+      helpers.forEach(ProcessHandle::destroyForcibly);
+      for (ProcessHandle helper : helpers) {
+        assertTrue(gone(helper), "still running: " + helper.info());
+      }
+
+      Process tookPostgresPid = new ProcessBuilder("sleep", "600").start();
+      Process tookTemporalPid = new ProcessBuilder("sleep", "600").start();
+      try {
+        List<String> lines = new ArrayList<>(Files.readAllLines(postgresPid));
+        lines.set(0, Long.toString(tookPostgresPid.pid()));
+        Files.write(postgresPid, lines);
+        Files.writeString(temporalPid, tookTemporalPid.pid() + "\n");
+
+        service.start();
+        api.patchSet(ns, "web", "{\"spec\":{\"replicas\":2}}");
+        api.awaitConverged(ns, "web", 2, TIMEOUT);
+        assertTrue(tookPostgresPid.isAlive(), "the process with PostgreSQL's old pid was signalled");
+        assertTrue(tookTemporalPid.isAlive(), "the process with the dev server's old pid was signalled");
+      } finally {
+        tookPostgresPid.destroyForcibly();
+        tookTemporalPid.destroyForcibly();
+      }
     }
   }
 

@@ -4,12 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.util.JsonFormat;
+import io.ordinal.store.KubeJson;
+import io.ordinal.workflow.LargePayloadCodec;
+import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowExecutionMetadata;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.Socket;
 import java.net.URI;
@@ -69,21 +74,37 @@ class WebUiCodecIT {
         .max(Comparator.comparing(WorkflowExecutionMetadata::getStartTime)).orElseThrow();
     String id = scale.getExecution().getWorkflowId();
     String run = scale.getExecution().getRunId();
-    // The last observation the scale recorded compressed: every pod, all of them ready.
+    // The last observation the scale recorded compressed (a complete reading: every pod).
     List<HistoryEvent> compressed = service.withTemporal(client -> client.fetchHistory(id, run).getEvents()).stream()
-        .filter(event -> event.toString().contains("binary/zlib")).toList();
-    assertFalse(compressed.isEmpty(), "the scale's history holds a compressed payload");
+        .filter(event -> event.hasMarkerRecordedEventAttributes() && event.toString().contains("binary/zlib")).toList();
+    assertFalse(compressed.isEmpty(), "the scale's history holds a compressed observation");
     long event = compressed.getLast().getEventId();
+    // Something only that payload says, near its end: the version of the set it read. (Not the set's
+    // status: what the observation holds is the status stored before it, which may still be the first.)
+    String observed = "\"version\": " + observedVersion(compressed.getLast());
 
     String page = "http://localhost:" + uiPort + "/namespaces/default/workflows/" + URLEncoder.encode(id, StandardCharsets.UTF_8)
         + "/" + run + "/history/events/" + event;
     // Decoded, the observation ends with the set's status; undecoded, the UI would show its zlib bytes in base64.
     Files.createDirectories(WebUiScreenshotsIT.SCREENSHOTS);
     String html = WebUiScreenshotsIT.render(page, WebUiScreenshotsIT.SCREENSHOTS.resolve("codec-decoded.png").toString(),
-        "\"readyReplicas\": " + REPLICAS, "--code-end");
+        observed, "--code-end");
     assertTrue(html.contains("data-testid=\"data-encoder-status-success\""), "the UI says its codec converted the payloads");
     assertFalse(html.contains("data-encoder-status-error"), "the UI shows a codec error");
     assertFalse(html.contains("Codec Server could not connect"), "the UI shows a codec error");
+  }
+
+  /** The set version an observation (a local activity's marker whose result is compressed) read, decoded here. */
+  static long observedVersion(HistoryEvent marker) throws IOException {
+    for (Payloads details : marker.getMarkerRecordedEventAttributes().getDetailsMap().values()) {
+      for (Payload payload : LargePayloadCodec.decode(details.getPayloadsList(), 64 << 20)) {
+        JsonNode result = KubeJson.JSON.readTree(payload.getData().toStringUtf8());
+        if (result.has("version") && result.has("complete")) {
+          return result.path("version").asLong();
+        }
+      }
+    }
+    throw new AssertionError("no observation in " + marker);
   }
 
   @Test
