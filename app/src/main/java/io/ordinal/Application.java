@@ -4,12 +4,15 @@ import io.micronaut.context.ApplicationContext;
 import io.micronaut.runtime.server.EmbeddedServer;
 import io.ordinal.api.LoopbackCodecListener;
 import io.ordinal.api.PayloadTranscoder;
+import io.ordinal.runtime.DatabaseRestore;
 import io.ordinal.runtime.EmbeddedRuntime;
 import io.ordinal.runtime.ServingTls;
 import io.ordinal.runtime.Settings;
 import io.swagger.v3.oas.annotations.OpenAPIDefinition;
 import io.swagger.v3.oas.annotations.info.Info;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,8 +28,19 @@ public final class Application {
       issueClientCertificate(args);
       return;
     }
+    if (args.length == 3 && args[0].equals("restore-database")) {
+      // The data dir's embedded database from a dump (./ordinal restore, which gives the pg_restore to run).
+      try {
+        DatabaseRestore.run(Settings.fromEnvironment(System.getenv()), Path.of(args[1]), Path.of(args[2]));
+      } catch (IOException e) {
+        System.err.println("ordinal: " + e.getMessage());
+        System.exit(1);
+      }
+      return;
+    }
     if (args.length > 0 && !args[0].equals("server")) {
-      System.err.println("usage: ordinal server | ordinal client-certificate USER DAYS [GROUP...]");
+      System.err.println("usage: ordinal server | ordinal client-certificate USER DAYS [GROUP...]"
+          + " | ordinal restore-database DUMP PG_RESTORE");
       System.exit(2);
     }
     Settings settings = Settings.fromEnvironment(System.getenv());

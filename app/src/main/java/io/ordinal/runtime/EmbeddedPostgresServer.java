@@ -299,7 +299,15 @@ final class EmbeddedPostgresServer implements AutoCloseable {
   }
 
   String jdbcUrl() {
-    return "jdbc:postgresql://127.0.0.1:" + postgres.getPort() + "/" + DATABASE;
+    return "jdbc:postgresql://127.0.0.1:" + port() + "/" + DATABASE;
+  }
+
+  int port() {
+    return postgres.getPort();
+  }
+
+  String database() {
+    return DATABASE;
   }
 
   String user() {

@@ -46,7 +46,7 @@ class LauncherFallbackIT {
     }
     assertFalse(Files.exists(runtime.resolve("bin").resolve("javac")), "the runtime has no javac: ecj compiled");
 
-    Path jar = checkout.resolve("app").resolve("target").resolve("ordinal-app-0.1.0-SNAPSHOT.jar");
+    Path jar = checkout.resolve("app").resolve("target").resolve("ordinal.jar");
     try (OrdinalService service = new OrdinalService("launcher-fallback")
         .runningOn(runtime.resolve("bin").resolve("java"), jar)) {
       service.start();
