@@ -139,7 +139,10 @@ class UpgradeIT {
           && r.json().at("/status/updatedReplicas").asInt() >= 1);
       assertEquals(200, api.post(Paths.set(paused, "web") + "/rollout/pause", null, null).code());
       api.await(Paths.set(paused, "web") + "/rollout/status", TIMEOUT, r -> r.json().path("phase").asText().equals("Paused"));
-      List<String> atPause = api.podOperations(paused);
+      // Its pods once a replacement under way at the pause is done (the release's watches say nothing
+      // of having caught up, so its pods are compared rather than its watch log).
+      api.await(Paths.set(paused, "web") + "/status", TIMEOUT, r -> r.json().at("/status/readyReplicas").asInt() == 4);
+      Map<String, String> atPause = pods(api, paused);
 
       ObjectNode withHook = Manifests.web("web", 1, 0, Map.of());
       ((ObjectNode) withHook.get("metadata")).with("annotations").put("ordinal.io/member-hooks",
@@ -161,7 +164,7 @@ class UpgradeIT {
       service.runningOn(null, null).start(); // this build, on the same data dir
       api.awaitConverged(scaling, "web", 5, TIMEOUT);
       assertEquals("Paused", api.get(Paths.set(paused, "web") + "/rollout/status").json().path("phase").asText());
-      CrashRecoveryIT.assertNoPodDeletedSince(atPause, api.podOperations(paused));
+      assertEquals(atPause, pods(api, paused), "the paused rollout's pods, none replaced since the pause");
       // The hook's attempt ran in the stopped release: this build calls it again (write hooks idempotent).
       awaitUntil(() -> hookCalls.getLast().isAfter(upgraded), "this build calls the hook again");
       answer.countDown();
@@ -188,6 +191,14 @@ class UpgradeIT {
       assertTrue(Instant.now().isBefore(deadline), "timed out: " + what);
       Api.sleep(200);
     }
+  }
+
+  /** Each pod's uid and revision, by name. */
+  private static Map<String, String> pods(Api api, String ns) {
+    Map<String, String> pods = new TreeMap<>();
+    api.pods(ns, "app=web").forEach(pod -> pods.put(pod.at("/metadata/name").asText(),
+        pod.at("/metadata/uid").asText() + " " + pod.at("/metadata/labels/controller-revision-hash").asText()));
+    return pods;
   }
 
   /** Pod creations (+) and deletions (-) by pod name, from the watch log. */
