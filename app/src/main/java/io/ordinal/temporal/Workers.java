@@ -47,6 +47,7 @@ public class Workers {
   private final PodActivitiesImpl podActivities;
   private final HookActivitiesImpl hookActivities;
   private final ThisNode node;
+  private final WorkerPollingGuard pollingGuard;
 
   /** Where Ordinal runs a cluster: the steps of adopting its apps/v1 sets and handing them back; else null. */
   private final AdoptionActivities adoption;
@@ -57,7 +58,7 @@ public class Workers {
   private final int localActivitySlots;
 
   public Workers(WorkerFactory factory, WorkflowServiceStubs stubs, WorkflowClient client, SetActivitiesImpl setActivities,
-      PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities, ThisNode node,
+      PodActivitiesImpl podActivities, HookActivitiesImpl hookActivities, ThisNode node, WorkerPollingGuard pollingGuard,
       @Nullable AdoptionActivities adoption, @Nullable ReleaseActivities release,
       @Value("${ordinal.worker.workflow-task-slots:4}") int workflowTaskSlots,
       @Value("${ordinal.worker.local-activity-slots:6}") int localActivitySlots) {
@@ -72,6 +73,7 @@ public class Workers {
     this.podActivities = podActivities;
     this.hookActivities = hookActivities;
     this.node = node;
+    this.pollingGuard = pollingGuard;
   }
 
   /** Adds the Ordinal search attributes the namespace lacks (idempotent; also for external clusters). */
@@ -107,6 +109,7 @@ public class Workers {
     Worker nodeWorker = factory.newWorker(node.taskQueue(), options());
     nodeWorker.registerActivitiesImplementations(setActivities, podActivities, hookActivities);
     factory.start();
+    pollingGuard.start();
   }
 
   /**

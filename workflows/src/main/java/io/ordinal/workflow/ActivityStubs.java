@@ -28,9 +28,19 @@ final class ActivityStubs {
         LocalActivityOptions.newBuilder()
             .setStartToCloseTimeout(STEP_TIMEOUT)
             .setRetryOptions(STEP_RETRIES)
+            .setLocalRetryThreshold(LOCAL_RETRY_THRESHOLD)
             .setSummary(summary)
             .build());
   }
+
+  /**
+   * How long a failing local activity is retried inside its workflow task (heartbeated, so held by this
+   * instance) before its next attempts wait on workflow timers (the SDK's default: a minute). Then the task
+   * ends, and the next can go to another instance: one cut off from the database stops polling
+   * (WorkerPollingGuard), and its workflows move on elsewhere. A short outage (a PostgreSQL restart)
+   * is still ridden out in place.
+   */
+  private static final Duration LOCAL_RETRY_THRESHOLD = Duration.ofSeconds(10);
 
   /**
    * The same activities, run by the worker of {@code node} (its task queue), because they start,

@@ -1,0 +1,83 @@
+package io.ordinal.temporal;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micronaut.context.annotation.Value;
+import io.ordinal.runtime.DatabaseHealthIndicator;
+import io.temporal.worker.WorkerFactory;
+import jakarta.annotation.PreDestroy;
+import jakarta.inject.Singleton;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stops this instance's workers taking tasks while its database does not answer, and lets them take
+ * tasks again once it does. Cut off from PostgreSQL, an instance can run no step (each reads and
+ * writes the store), yet kept polling it would take tasks the other instances could run: a
+ * workflow's tasks stick to the instance that ran it last, and one whose local activities fail is
+ * held while they are retried. Suspended, its workflows' tasks go to the other instances once the
+ * sticky queue's schedule-to-start timeout (5 s) passes, and a step failing here gives its task up at
+ * the local retry threshold (ActivityStubs).
+ */
+@Singleton
+public class WorkerPollingGuard {
+  private static final Logger log = LoggerFactory.getLogger(WorkerPollingGuard.class);
+  /** Failed checks in a row before polling stops: a single slow answer is not an outage. */
+  static final int FAILURES_TO_SUSPEND = 2;
+
+  private final WorkerFactory factory;
+  private final DatabaseHealthIndicator database;
+  private final Duration interval;
+  /** Its own thread: the shared scheduler's jobs block on the same database (30 s for a pooled connection). */
+  private final ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(
+      Thread.ofPlatform().name("worker-polling-guard").daemon().factory());
+  private int failures;
+  private volatile boolean suspended;
+
+  public WorkerPollingGuard(WorkerFactory factory, DatabaseHealthIndicator database, MeterRegistry meters,
+      @Value("${ordinal.worker.database-check-interval:2s}") Duration interval) {
+    this.factory = factory;
+    this.database = database;
+    this.interval = interval;
+    Gauge.builder("ordinal.worker.polling.suspended", () -> suspended ? 1 : 0)
+        .description("1 while this instance takes no Temporal tasks because its database does not answer")
+        .register(meters);
+  }
+
+  /** Checks the database every interval from now on (once the workers have started). */
+  void start() {
+    checks.scheduleWithFixedDelay(this::check, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  void check() {
+    if (!factory.isStarted() || factory.isShutdown() || factory.isTerminated()) {
+      return;
+    }
+    if (database.answers()) {
+      failures = 0;
+      if (suspended) {
+        factory.resumePolling();
+        suspended = false;
+        log.info("the database answers again: taking Temporal tasks again");
+      }
+    } else if (++failures >= FAILURES_TO_SUSPEND && !suspended) {
+      factory.suspendPolling();
+      suspended = true;
+      log.warn("the database has not answered {} checks in a row: taking no Temporal tasks until it does"
+          + " (other instances run this one's workflows meanwhile)", failures);
+    }
+  }
+
+  boolean suspended() {
+    return suspended;
+  }
+
+  @PreDestroy
+  void stop() {
+    checks.shutdownNow();
+  }
+}
