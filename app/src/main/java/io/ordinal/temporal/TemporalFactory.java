@@ -114,12 +114,12 @@ public class TemporalFactory {
   }
 
   @Singleton
-  WorkerFactory workerFactory(WorkflowClient client, Tracing tracing) {
+  WorkerFactory workerFactory(WorkflowClient client, Tracing tracing, DatabaseGate databaseGate) {
     // The last interceptor is the outermost: the tracing one opens a signal's span before ControllerTraces reads it.
-    List<WorkerInterceptor> interceptors = List.of(new LogContext());
+    List<WorkerInterceptor> interceptors = List.of(databaseGate, new LogContext());
     if (Tracing.enabled()) {
       OpenTracingOptions options = openTracing(tracing);
-      interceptors = List.of(new LogContext(), new ControllerTraces(options.getTracer()),
+      interceptors = List.of(databaseGate, new LogContext(), new ControllerTraces(options.getTracer()),
           new OpenTracingWorkerInterceptor(options));
     }
     return WorkerFactory.newInstance(client, WorkerFactoryOptions.newBuilder().setUsingVirtualWorkflowThreads(true)

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * writes the store), yet kept polling it would take tasks the other instances could run: a
  * workflow's tasks stick to the instance that ran it last, and one whose local activities fail is
  * held while they are retried. Suspended, its workflows' tasks go to the other instances once the
- * sticky queue's schedule-to-start timeout (5 s) passes, and a step failing here gives its task up at
- * the local retry threshold (ActivityStubs).
+ * sticky queue's schedule-to-start timeout (5 s) passes, and a step here, its local activities failed
+ * at once ({@link DatabaseGate}), gives its task up at the local retry threshold (ActivityStubs).
  */
 @Singleton
 public class WorkerPollingGuard {
@@ -30,6 +30,7 @@ public class WorkerPollingGuard {
   static final int FAILURES_TO_SUSPEND = 2;
 
   private final WorkerFactory factory;
+  private final DatabaseGate gate;
   private final DatabaseHealthIndicator database;
   private final Duration interval;
   /** Its own thread: the shared scheduler's jobs block on the same database (30 s for a pooled connection). */
@@ -38,9 +39,10 @@ public class WorkerPollingGuard {
   private int failures;
   private volatile boolean suspended;
 
-  public WorkerPollingGuard(WorkerFactory factory, DatabaseHealthIndicator database, MeterRegistry meters,
+  public WorkerPollingGuard(WorkerFactory factory, DatabaseGate gate, DatabaseHealthIndicator database, MeterRegistry meters,
       @Value("${ordinal.worker.database-check-interval:2s}") Duration interval) {
     this.factory = factory;
+    this.gate = gate;
     this.database = database;
     this.interval = interval;
     Gauge.builder("ordinal.worker.polling.suspended", () -> suspended ? 1 : 0)
@@ -60,12 +62,14 @@ public class WorkerPollingGuard {
     if (database.answers()) {
       failures = 0;
       if (suspended) {
+        gate.open();
         factory.resumePolling();
         suspended = false;
         log.info("the database answers again: taking Temporal tasks again");
       }
     } else if (++failures >= FAILURES_TO_SUSPEND && !suspended) {
       factory.suspendPolling();
+      gate.close();
       suspended = true;
       log.warn("the database has not answered {} checks in a row: taking no Temporal tasks until it does"
           + " (other instances run this one's workflows meanwhile)", failures);

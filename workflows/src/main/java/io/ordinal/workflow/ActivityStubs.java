@@ -34,13 +34,15 @@ final class ActivityStubs {
   }
 
   /**
-   * How long a failing local activity is retried inside its workflow task (heartbeated, so held by this
-   * instance) before its next attempts wait on workflow timers (the SDK's default: a minute). Then the task
-   * ends, and the next can go to another instance: one cut off from the database stops polling
-   * (WorkerPollingGuard), and its workflows move on elsewhere. A short outage (a PostgreSQL restart)
-   * is still ridden out in place.
+   * A failing local activity is retried inside its workflow task (heartbeated, so held by this
+   * instance) while its next backoff is at most this; a longer one (from the 5th attempt: 3.2 s) waits on
+   * a workflow timer, which ends the task, and the next can go to another instance. The SDK's default (a
+   * minute) is above STEP_RETRIES' 10 s cap, so a step failing on one instance held its workflow there
+   * for good; an instance cut off from its database fails its steps at once and stops polling
+   * (WorkerPollingGuard), and its workflows move on elsewhere within seconds. A blip (a PostgreSQL
+   * restart) is still retried in place for about 3 s.
    */
-  private static final Duration LOCAL_RETRY_THRESHOLD = Duration.ofSeconds(10);
+  private static final Duration LOCAL_RETRY_THRESHOLD = Duration.ofSeconds(2);
 
   /**
    * The same activities, run by the worker of {@code node} (its task queue), because they start,
