@@ -55,20 +55,6 @@ public class DatabaseHealthIndicator extends AbstractHealthIndicator<Map<String,
     }
   }
 
-  /** Whether a connection from the pool answers within {@link #TIMEOUT}. */
-  public boolean answers() {
-    CompletableFuture<Boolean> valid = CompletableFuture.supplyAsync(this::connectionIsValid, CHECKS);
-    try {
-      return valid.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException | ExecutionException e) {
-      valid.cancel(true);
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
   private boolean connectionIsValid() {
     try (Connection connection = dataSource.getConnection()) {
       return connection.isValid((int) TIMEOUT.toSeconds());
