@@ -203,8 +203,8 @@ cmd_build() {
 
 absdir() { mkdir -p "$1" && (cd "$1" && pwd -P); }
 
-# The pid in DIR/NAME.pid, if that process is alive and is ours (its command line names DIR, so a
-# recycled pid of an unrelated process is never signalled).
+# live_pid (a pid file's process, if it is still ours: a recycled pid is never signalled), running,
+# pick_ports, stop_group, kill_one.
 # shellcheck source=../lib/processes.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/processes.sh"
 
@@ -231,7 +231,7 @@ wait_for() {
   local what=$1 deadline=$((SECONDS + ${KCP_TIMEOUT:-120})) n; shift
   until "$@" >/dev/null 2>&1; do
     for n in "${COMPONENTS[@]}"; do
-      [[ -e $DIR/$n.pid ]] && ! live_pid "$DIR" "$n" >/dev/null && fail_start "$n exited while waiting for $what"
+      [[ -e $DIR/$n.pid ]] && ! running "$DIR" "$n" && fail_start "$n exited while waiting for $what"
     done
     (( SECONDS < deadline )) || fail_start "timed out waiting for $what"
     sleep 0.2

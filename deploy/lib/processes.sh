@@ -10,6 +10,14 @@ live_pid() {
   echo "$pid"
 }
 
+# running DIR NAME: the process this invocation launched as NAME (pid in DIR/NAME.pid) is still there.
+# Not live_pid: just after the fork, before the exec, its command line is still the launching script's
+# (which names DIR without the trailing slash), and a start took it for a process that had exited.
+running() {
+  local pid
+  pid=$(<"$1/$2.pid") && [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null
+}
+
 # Free ports on 127.0.0.1, taken below the kernel's ephemeral range (where outgoing connections
 # take their source ports) and held open together until all are chosen, so they are distinct.
 # Another process could still take one before the component binds it: start then fails clearly.

@@ -169,7 +169,7 @@ wait_for_port() {
   local port_var; port_var="$(tr '[:lower:]' '[:upper:]' <<<"$1")_PORT"
   local deadline=$((SECONDS + ${TEMPORAL_TIMEOUT:-120}))
   until (exec 3<>"/dev/tcp/127.0.0.1/${!port_var}") 2>/dev/null; do
-    live_pid "$DIR" "$1" >/dev/null || { tail -20 "$DIR/$1.log" >&2; die "$1 exited (see $DIR/$1.log)"; }
+    running "$DIR" "$1" || { tail -20 "$DIR/$1.log" >&2; die "$1 exited (see $DIR/$1.log)"; }
     ((SECONDS < deadline)) || die "$1 did not listen within ${TEMPORAL_TIMEOUT:-120} s (see $DIR/$1.log)"
     sleep 0.2
   done
@@ -180,7 +180,7 @@ wait_for_frontend() {
   until serving; do
     local s
     for s in "${SERVICES[@]}"; do
-      live_pid "$DIR" "$s" >/dev/null || { tail -20 "$DIR/$s.log" >&2; die "$s exited (see $DIR/$s.log)"; }
+      running "$DIR" "$s" || { tail -20 "$DIR/$s.log" >&2; die "$s exited (see $DIR/$s.log)"; }
     done
     ((SECONDS < deadline)) || die "the frontend did not answer within ${TEMPORAL_TIMEOUT:-120} s (see $DIR/*.log)"
     sleep 0.5

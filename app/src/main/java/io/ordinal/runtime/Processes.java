@@ -18,7 +18,7 @@ final class Processes {
    * The live process whose pid is the first line of {@code pidFile}, if it is still the process that
    * wrote it: one of its arguments is {@code argument} (a path of this data dir). A pid file outlives
    * its process (a kill -9, a power loss, a reboot), and the pid may since have gone to any process of
-   * the machine: signalling it unchecked stopped another service in the test suite.
+   * the machine, which a start would then have stopped.
    */
   static Optional<ProcessHandle> fromPidFile(Path pidFile, String argument) {
     try {

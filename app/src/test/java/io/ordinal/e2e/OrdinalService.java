@@ -144,7 +144,7 @@ final class OrdinalService implements AutoCloseable {
           shared.onTemporalCluster(TemporalCluster.shared());
         }
         shared.start();
-        Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
+        Runtime.getRuntime().addShutdownHook(new Thread(shared::closeNow));
       }
       return shared;
     }
@@ -405,6 +405,18 @@ final class OrdinalService implements AutoCloseable {
   /** Pods outlive the service by design; a test run kills the local pods its service left behind. */
   @Override
   public void close() {
+    if (this == shared) {
+      // Only the JVM's exit stops it (closeNow). OrdinalServiceExtension gives the shared service to every
+      // static OrdinalService field of an @E2eTest class, also to one the class fills with a service of its
+      // own in @BeforeAll: when that @BeforeAll failed first, the class's @AfterAll closed the shared
+      // service, and every class after it failed (three CI runs).
+      System.err.println("OrdinalService: not closing the shared service, which stops when the tests' JVM exits");
+      return;
+    }
+    closeNow();
+  }
+
+  private void closeNow() {
     recordHistories();
     try {
       stop();

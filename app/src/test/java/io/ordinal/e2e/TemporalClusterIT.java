@@ -15,19 +15,14 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Ordinal on a Temporal cluster of its own (frontend, history, matching and worker as separate
  * processes, four history shards, PostgreSQL), two instances side by side as production runs them,
- * while the cluster's services and the instances are killed with SIGKILL. (The suite's shared service
- * runs on a cluster too, so the scale, rollout, pause and undo classes run there.)
+ * while the cluster's services and the instances are killed with SIGKILL. (With
+ * -Dordinal.it.temporal=cluster the suite's shared service runs on a cluster too, and with it the scale,
+ * rollout, pause and undo classes.)
  */
-@E2eTest
-// Alone: in three CI runs a service of this class died at its start and the shared service was stopped
-// by a signal. The likely sender, since fixed: a service restarted after a crash signalled the pids in
-// its helpers' stale pid files, which the suite's process churn (pid_max 32768) had given to others.
-@Isolated("a failure here once took the shared service down with it")
 class TemporalClusterIT {
   static final Duration TIMEOUT = Duration.ofSeconds(180);
   static final int REPLICAS = 10;
