@@ -6,10 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -51,14 +49,9 @@ public final class DatabaseRestore {
 
   private static List<String> tables(EmbeddedPostgresServer postgres) throws SQLException {
     try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), postgres.user(), postgres.password());
-        Statement s = c.createStatement();
-        ResultSet rows = s.executeQuery("SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace"
-            + " AND relkind IN ('r', 'p') ORDER BY relname LIMIT 5")) {
-      List<String> names = new ArrayList<>();
-      while (rows.next()) {
-        names.add(rows.getString(1));
-      }
-      return names;
+        Statement s = c.createStatement()) {
+      return EmbeddedPostgresServer.strings(s, "SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace"
+          + " AND relkind IN ('r', 'p') ORDER BY relname LIMIT 5");
     }
   }
 }

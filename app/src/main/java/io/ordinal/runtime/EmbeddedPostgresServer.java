@@ -258,7 +258,8 @@ final class EmbeddedPostgresServer implements AutoCloseable {
     }
   }
 
-  private static List<String> strings(Statement s, String query) throws SQLException {
+  /** The first column of each row {@code query} answers. */
+  static List<String> strings(Statement s, String query) throws SQLException {
     List<String> values = new ArrayList<>();
     try (ResultSet rows = s.executeQuery(query)) {
       while (rows.next()) {
