@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.ordinal.store.KubeJson;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -75,21 +73,10 @@ class AdoptionCrashIT {
       }
     });
     for (String step : steps) {
-      awaitLogged(ordinal, operation + " of " + NS + "/web: " + step);
+      ordinal.awaitLogged(operation + " of " + NS + "/web: " + step);
       ordinal.kill9();
       ordinal.start();
     }
-  }
-
-  private static void awaitLogged(OrdinalService ordinal, String line) throws Exception {
-    Instant deadline = Instant.now().plus(Duration.ofSeconds(120));
-    while (Instant.now().isBefore(deadline)) {
-      if (Files.readString(ordinal.dataDir.resolve("service.log"), StandardCharsets.ISO_8859_1).contains(line)) {
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("the log never said \"" + line + "\":\n" + ordinal.tail());
   }
 
   private static boolean allOwnedBy(JsonNode items, String apiVersion) {

@@ -1,12 +1,7 @@
 package io.ordinal.e2e;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -44,13 +39,13 @@ class InstanceCutOffFromDatabaseIT {
         for (int i = 0; i < SETS; i++) {
           viaA.patchSet(ns, "s" + i, "{\"spec\":{\"replicas\":3}}");
         }
-        awaitLog(nodeB, "taking no Temporal tasks");
+        nodeB.awaitLogged("taking no Temporal tasks");
         for (int i = 0; i < SETS; i++) {
           viaA.awaitConverged(ns, "s" + i, 3, TIMEOUT);
         }
 
         proxy.restore();
-        awaitLog(nodeB, "taking Temporal tasks again");
+        nodeB.awaitLogged("taking Temporal tasks again");
         // A set of node-b's: its pods' steps run only there.
         viaB.createSet(ns, onNode("b", "node-b", 2));
         viaB.awaitConverged(ns, "b", 2, TIMEOUT);
@@ -64,11 +59,4 @@ class InstanceCutOffFromDatabaseIT {
     return set;
   }
 
-  private static void awaitLog(OrdinalService service, String text) throws IOException {
-    Instant deadline = Instant.now().plus(TIMEOUT);
-    while (!Files.readString(service.dataDir.resolve("ordinal.log")).contains(text)) {
-      assertTrue(Instant.now().isBefore(deadline), "no \"" + text + "\" in " + service.dataDir.resolve("ordinal.log"));
-      Api.sleep(500);
-    }
-  }
 }

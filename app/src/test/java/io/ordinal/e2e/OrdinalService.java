@@ -393,6 +393,18 @@ final class OrdinalService implements AutoCloseable {
     }
   }
 
+  /** Waits up to two minutes for the service's log to hold {@code line}. */
+  void awaitLogged(String line) throws InterruptedException, IOException {
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(120));
+    while (Instant.now().isBefore(deadline)) {
+      if (Files.readString(log, StandardCharsets.ISO_8859_1).contains(line)) {
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("the log never said \"" + line + "\":\n" + tail());
+  }
+
   String tail() {
     try {
       List<String> lines = Files.readAllLines(log);
