@@ -1,6 +1,7 @@
 package io.ordinal.kube;
 
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.ordinal.model.OrdinalRange;
 import java.util.List;
 
 /** The enum values of apps/v1 StatefulSet fields, shared by defaulting, validation and the adapters. */
@@ -20,11 +21,15 @@ public final class StatefulSetFields {
     return ordinals == null || ordinals.getStart() == null ? 0 : ordinals.getStart();
   }
 
-  /** Upstream {@code podInOrdinalRange}: ordinal is in [start, start + replicas). */
-  public static boolean inOrdinalRange(StatefulSet set, int ordinal) {
-    int start = ordinalStart(set);
+  /** The ordinals the set runs: upstream's [start, start + replicas), less its reserved ordinals. */
+  public static OrdinalRange ordinalRange(StatefulSet set) {
     int replicas = set.getSpec().getReplicas() == null ? 1 : set.getSpec().getReplicas();
-    return ordinal >= start && ordinal < start + replicas;
+    return new OrdinalRange(ordinalStart(set), replicas, ReservedOrdinals.of(set.getMetadata()));
+  }
+
+  /** Upstream {@code podInOrdinalRange}, with reserved ordinals left out. */
+  public static boolean inOrdinalRange(StatefulSet set, int ordinal) {
+    return ordinalRange(set).contains(ordinal);
   }
 
   /** An optional list field of the fabric8 model, empty when unset. */

@@ -401,6 +401,9 @@ public class PodLifecycle {
     if (reason.startsWith("update to revision")) {
       return "Update";
     }
+    if (reason.endsWith(" is reserved")) {
+      return "Reserved";
+    }
     return reason.startsWith("set deleted") || reason.startsWith("namespace deleted") ? "Delete" : "Recreate";
   }
 

@@ -6,6 +6,7 @@ import io.micronaut.transaction.annotation.Transactional;
 import io.ordinal.kube.GoJson;
 import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.PodTemplateDefaults;
+import io.ordinal.kube.ReservedOrdinals;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -239,11 +240,13 @@ public class StatefulSetStore {
 
   /**
    * A spec change is what bumps the generation: compared as upstream's types read the spec, so a PUT
-   * of what a GET gave (with the fields Go always writes) changes nothing.
+   * of what a GET gave (with the fields Go always writes) changes nothing. The reserved ordinals are
+   * desired state kept in an annotation (OpenKruise has them in its spec): changing them is a spec change.
    */
   private static boolean specChanged(StatefulSet old, StatefulSet set) {
     return !GoJson.same(KubeJson.JSON.valueToTree(old.getSpec()), KubeJson.JSON.valueToTree(set.getSpec()),
-        GoTypes.STATEFUL_SET_SPEC);
+        GoTypes.STATEFUL_SET_SPEC)
+        || !ReservedOrdinals.of(old.getMetadata()).equals(ReservedOrdinals.of(set.getMetadata()));
   }
 
   public static String conflictMessage(String name) {

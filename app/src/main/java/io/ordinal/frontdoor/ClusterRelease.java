@@ -17,6 +17,7 @@ import io.ordinal.cluster.KubernetesDriver;
 import io.ordinal.kube.GoJson;
 import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
@@ -105,6 +106,10 @@ public class ClusterRelease implements ReleaseActivities {
     int replicas = Objects.requireNonNullElse(set.getSpec().getReplicas(), 1);
     if (set.getMetadata().getDeletionTimestamp() != null) {
       refusals.add("it is being deleted");
+    }
+    if (!ReservedOrdinals.of(set.getMetadata()).isEmpty()) {
+      refusals.add("it reserves ordinals (" + ReservedOrdinals.ANNOTATION + "), which upstream's controller does not"
+          + " know: it would delete the pods above its range; remove the annotation first");
     }
     if (!Objects.equals(status.getObservedGeneration(), set.getMetadata().getGeneration())) {
       refusals.add("its controller has not observed generation " + set.getMetadata().getGeneration() + " yet");

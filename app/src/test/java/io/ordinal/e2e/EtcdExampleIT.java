@@ -126,24 +126,33 @@ class EtcdExampleIT {
     for (int i = 0; i < replicas; i++) {
       pods.add("etcd-" + i);
     }
+    assertMembersAre(api, NS, pods);
+  }
+
+  /** {@code etcdctl member list} in namespace {@code ns} names exactly {@code pods} (sorted), and all are healthy. */
+  static void assertMembersAre(Api api, String ns, List<String> pods) throws Exception {
     Instant deadline = Instant.now().plus(TIMEOUT);
     List<String> members = List.of();
     while (Instant.now().isBefore(deadline)) {
-      members = new ArrayList<>(new TreeSet<>(memberIds(api).keySet()));
+      members = new ArrayList<>(new TreeSet<>(memberIds(api, ns).keySet()));
       if (members.equals(pods)) {
         break;
       }
       Thread.sleep(500);
     }
     assertEquals(pods, members, "etcdctl member list");
-    String health = etcdctl(api, "endpoint", "health", "--cluster");
-    assertEquals(replicas, health.lines().filter(line -> line.contains("is healthy")).count(), health);
+    String health = etcdctlAt(endpoints(api, ns), "endpoint", "health", "--cluster");
+    assertEquals(pods.size(), health.lines().filter(line -> line.contains("is healthy")).count(), health);
   }
 
   /** Member name to id, from {@code etcdctl member list} (an unstarted member has no name yet: "?"). */
   static Map<String, String> memberIds(Api api) throws Exception {
+    return memberIds(api, NS);
+  }
+
+  static Map<String, String> memberIds(Api api, String ns) throws Exception {
     Map<String, String> ids = new java.util.TreeMap<>();
-    for (String line : etcdctl(api, "member", "list").lines().toList()) {
+    for (String line : etcdctlAt(endpoints(api, ns), "member", "list").lines().toList()) {
       String[] fields = line.split(", ");
       if (fields.length >= 3) {
         ids.put(fields[2].isEmpty() ? "?" + fields[0] : fields[2], fields[0]);
@@ -153,8 +162,13 @@ class EtcdExampleIT {
   }
 
   static String endpoints(Api api) {
+    return endpoints(api, NS);
+  }
+
+  /** The client URLs of the etcd pods of {@code ns}. */
+  static String endpoints(Api api, String ns) {
     List<String> endpoints = new ArrayList<>();
-    for (JsonNode pod : api.pods(NS, "app=etcd")) {
+    for (JsonNode pod : api.pods(ns, "app=etcd")) {
       if (pod.at("/metadata/deletionTimestamp").isMissingNode() && pod.at("/status/podIP").isTextual()) {
         endpoints.add("http://" + pod.at("/status/podIP").asText() + ":2379");
       }

@@ -15,6 +15,7 @@ import java.util.List;
  * @param heldHook a hook that failed and holds membership changes until the set is resumed; null if none
  * @param foreignOrdinals ordinals of the range whose pod name is held by a pod the set does not control
  *     (released when its labels stopped matching, or another controller's): not created until it goes
+ * @param reservedOrdinals ordinals the set does not run ({@code ordinal.io/reserved-ordinals}); see {@link OrdinalRange}
  */
 public record SetSnapshot(
     SetKey key,
@@ -36,7 +37,8 @@ public record SetSnapshot(
     MemberHooks hooks,
     List<Integer> members,
     String heldHook,
-    List<Integer> foreignOrdinals) {
+    List<Integer> foreignOrdinals,
+    List<Integer> reservedOrdinals) {
 
   public SetSnapshot {
     // Absent in observations recorded before these fields existed: their defaults keep the old plans.
@@ -44,6 +46,7 @@ public record SetSnapshot(
     hooks = hooks == null ? MemberHooks.NONE : hooks;
     members = members == null ? List.of() : List.copyOf(members);
     foreignOrdinals = foreignOrdinals == null ? List.of() : List.copyOf(foreignOrdinals);
+    reservedOrdinals = reservedOrdinals == null ? List.of() : List.copyOf(reservedOrdinals);
   }
 
   /** A snapshot with the default rollout control (not paused, default deadline, no auto-rollback). */
@@ -51,56 +54,68 @@ public record SetSnapshot(
       int minReadySeconds, boolean rollingUpdate, int partition, int maxUnavailable, String currentRevision,
       String updateRevision, List<PodSnapshot> pods) {
     this(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate, partition,
-        maxUnavailable, currentRevision, updateRevision, pods, RolloutControl.DEFAULT, 0, List.of(), null, null, null, null);
+        maxUnavailable, currentRevision, updateRevision, pods, RolloutControl.DEFAULT, 0, List.of(), null, null, null, null, null);
   }
 
   public SetSnapshot withRollout(RolloutControl control) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, control, ordinalStart, claimsToDelete, hooks,
-        members, heldHook, foreignOrdinals);
+        members, heldHook, foreignOrdinals, reservedOrdinals);
   }
 
   public SetSnapshot withOrdinalStart(int start) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, start, claimsToDelete, hooks, members,
-        heldHook, foreignOrdinals);
+        heldHook, foreignOrdinals, reservedOrdinals);
   }
 
   public SetSnapshot withClaimsToDelete(List<String> claims) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claims, hooks, members,
-        heldHook, foreignOrdinals);
+        heldHook, foreignOrdinals, reservedOrdinals);
   }
 
   /** With membership hooks, the ordinals that are members, and the failed hook that holds changes (or null). */
   public SetSnapshot withMembership(MemberHooks memberHooks, List<Integer> memberOrdinals, String held) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        memberHooks, memberOrdinals, held, foreignOrdinals);
+        memberHooks, memberOrdinals, held, foreignOrdinals, reservedOrdinals);
   }
 
   /** With these pods, and the currentRevision their status computes. */
   public SetSnapshot withPods(List<PodSnapshot> observed, String current) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, current, updateRevision, observed, rollout, ordinalStart, claimsToDelete, hooks,
-        members, heldHook, foreignOrdinals);
+        members, heldHook, foreignOrdinals, reservedOrdinals);
   }
 
   /** With the ordinals whose pod name another owner's pod holds. */
   public SetSnapshot withForeignOrdinals(List<Integer> ordinals) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        hooks, members, heldHook, ordinals);
+        hooks, members, heldHook, ordinals, reservedOrdinals);
   }
 
-  /** Upstream {@code podInOrdinalRange}: the set's pods are ordinals [ordinals.start, ordinals.start + replicas). */
+  /** With these ordinals reserved. */
+  public SetSnapshot withReservedOrdinals(List<Integer> reserved) {
+    return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
+        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
+        hooks, members, heldHook, foreignOrdinals, reserved);
+  }
+
+  /** The ordinals the set runs: upstream's [ordinals.start, ordinals.start + replicas), less the reserved ones. */
+  public OrdinalRange range() {
+    return new OrdinalRange(ordinalStart, replicas, reservedOrdinals);
+  }
+
+  /** Upstream {@code podInOrdinalRange}, with reserved ordinals left out. */
   public boolean inRange(int ordinal) {
-    return ordinal >= ordinalStart && ordinal < ordinalStart + replicas;
+    return range().contains(ordinal);
   }
 
   /** One past the highest ordinal of the range. */
   public int endOrdinal() {
-    return ordinalStart + replicas;
+    return range().end();
   }
 
   /** Pods on the update revision that are available: a rollout's measure of progress. */

@@ -1,23 +1,27 @@
 package io.ordinal.planner;
 
 import io.ordinal.model.MemberHooks;
+import io.ordinal.model.OrdinalRange;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetSnapshot;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
-import java.util.stream.IntStream;
+import java.util.stream.Collectors;
 
 /**
  * Decides the next step for a set: a pure function of an observed snapshot and the time.
  *
  * <p>It follows upstream's StatefulSet controller ({@code updateStatefulSet}): ordinals [start, start +
  * replicas) ({@code spec.ordinals.start}) are created in order, failed pods are replaced, and ordinals
- * outside that range ("condemned") are deleted from the highest down. Under OrderedReady ("monotonic")
+ * outside that range ("condemned") are deleted from the highest down. Reserved ordinals are left out of
+ * the range, which reaches one ordinal further for each ({@link OrdinalRange}): a reserved member goes
+ * like a scaled-down one, before the next free ordinal takes its place. Under OrderedReady ("monotonic")
  * each pass stops at the first pod that is created, deleted, terminating or not yet available; under
  * Parallel it goes on to the next pod.
  */
@@ -32,10 +36,11 @@ public final class Planner {
     if (set.deleting()) {
       return planDeletion(set);
     }
+    OrdinalRange range = set.range();
     Map<Integer, PodSnapshot> byOrdinal = new TreeMap<>();
     List<PodSnapshot> condemned = new ArrayList<>();
     for (PodSnapshot pod : set.pods()) {
-      if (set.inRange(pod.ordinal())) {
+      if (range.contains(pod.ordinal())) {
         byOrdinal.put(pod.ordinal(), pod);
       } else {
         condemned.add(pod);
@@ -45,23 +50,34 @@ public final class Planner {
 
     Pass pass = new Pass(set, nowMillis);
     pass.deleteClaims();
-    List<Integer> ordinals = IntStream.range(set.ordinalStart(), set.endOrdinal()).boxed().toList();
+    List<Integer> ordinals = range.ordinals();
     List<Integer> departedMembers = set.hooks().preDelete() == null ? List.of() : set.members().stream()
-        .filter(ordinal -> !set.inRange(ordinal) && set.pods().stream().noneMatch(p -> p.ordinal() == ordinal))
+        .filter(ordinal -> !range.contains(ordinal) && set.pods().stream().noneMatch(p -> p.ordinal() == ordinal))
         .sorted(Comparator.reverseOrder()).toList();
-    if (pass.runForAll(ordinals, ordinal -> pass.processReplica(ordinal, byOrdinal.get(ordinal)))
-        || pass.runForAll(condemned, pod -> pass.processCondemned(pod, condemned))
-        || pass.runForAll(departedMembers, pass::leaveWithoutPod)) {
+    // Reserved members leave before the ordinals that take their place join: a failed member must be
+    // removed before a consensus system accepts a new one (etcd refuses a member add while one is down).
+    List<PodSnapshot> reserved = condemned.stream().filter(p -> range.condemnedByReservation(p.ordinal())).toList();
+    List<PodSnapshot> scaledAway = condemned.stream().filter(p -> !reserved.contains(p)).toList();
+    Map<Boolean, List<Integer>> departed = departedMembers.stream()
+        .collect(Collectors.partitioningBy(range::condemnedByReservation));
+    if (pass.runForAll(reserved, pod -> pass.processReserved(pod, reserved, byOrdinal.values()))
+        || pass.runForAll(departed.get(true), pass::leaveWithoutPod)
+        || pass.runForAll(ordinals, ordinal -> pass.processReplica(ordinal, byOrdinal.get(ordinal)))
+        || pass.runForAll(scaledAway, pod -> pass.processCondemned(pod, scaledAway))
+        || pass.runForAll(departed.get(false), pass::leaveWithoutPod)) {
       return pass.plan();
     }
     if (set.rollingUpdate() && pass.podActions() == 0) {
-      Optional<Plan> rolling = planRollingUpdate(set, byOrdinal, nowMillis);
+      Optional<Plan> rolling = planRollingUpdate(set, ordinals, byOrdinal, nowMillis);
       if (rolling.isPresent()) {
         return rolling.get().after(pass.actions);
       }
     }
     return pass.plan();
   }
+
+  /** The reason a preDelete hook is given when its member's ordinal was reserved (else ScaleDown or Delete). */
+  public static final String RESERVED = "Reserved";
 
   /** The reason of a {@link #replaceInsteadOfWaiting} deletion (its event's message says it too). */
   public static final String FORCED_REPLACEMENT = "not ready and not on the target revision";
@@ -254,8 +270,10 @@ public final class Planner {
           return new Step.Waits("pod " + firstUnhealthy.name() + " to be healthy before scaling down");
         }
       }
+      boolean reserved = set.range().condemnedByReservation(pod.ordinal());
       if (set.hooks().preDelete() != null && set.members().contains(pod.ordinal())) {
-        if (planHook(MemberHooks.PRE_DELETE, pod.ordinal(), pod.name(), "ScaleDown") instanceof MembershipChange.Held held) {
+        if (planHook(MemberHooks.PRE_DELETE, pod.ordinal(), pod.name(), reserved ? RESERVED : "ScaleDown")
+            instanceof MembershipChange.Held held) {
           return held.step();
         }
       }
@@ -263,14 +281,31 @@ public final class Planner {
         // Before the pod goes: with whenScaled: Delete its claims must be owned by it, to go with it.
         actions.add(new Action.UpdateClaims(pod.ordinal(), pod.name()));
       }
-      actions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "scale down"));
+      actions.add(new Action.DeletePod(pod.ordinal(), pod.name(),
+          reserved ? "ordinal " + pod.ordinal() + " is reserved" : "scale down"));
       return new Step.Acted("pod " + pod.name() + " to terminate");
+    }
+
+    /**
+     * A member condemned by its reservation goes first, as a condemned one does; under OrderedReady
+     * only while the pods of the range that exist are healthy, so that taking one member out never
+     * adds to another's outage.
+     */
+    Step processReserved(PodSnapshot pod, List<PodSnapshot> reserved, Collection<PodSnapshot> range) {
+      if (monotonic && !pod.terminating()) {
+        PodSnapshot unhealthy = range.stream().filter(p -> !p.healthy()).findFirst().orElse(null);
+        if (unhealthy != null) {
+          return new Step.Waits("pod " + unhealthy.name() + " to be healthy before " + pod.name() + " leaves");
+        }
+      }
+      return processCondemned(pod, reserved);
     }
 
     /** A condemned member whose pod is already gone still leaves through its preDelete hook. */
     Step leaveWithoutPod(int ordinal) {
       String name = set.key().podName(ordinal);
-      return switch (planHook(MemberHooks.PRE_DELETE, ordinal, name, "ScaleDown")) {
+      String reason = set.range().condemnedByReservation(ordinal) ? RESERVED : "ScaleDown";
+      return switch (planHook(MemberHooks.PRE_DELETE, ordinal, name, reason)) {
         case MembershipChange.Planned planned -> new Step.Acted("member " + name + " to have left");
         case MembershipChange.Held held -> held.step();
       };
@@ -308,18 +343,19 @@ public final class Planner {
   }
 
   /**
-   * RollingUpdate, once scaling is done, as upstream's rolling update with maxUnavailable: pods in
-   * [start + partition, start + replicas) that are not on the update revision are deleted (and
+   * RollingUpdate, once scaling is done, as upstream's rolling update with maxUnavailable: pods of the
+   * range from start + partition up that are not on the update revision are deleted (and
    * recreated at it by the scale pass) from the highest ordinal down, as many at a time as
    * maxUnavailable allows, counting every unavailable pod of the range. The partition counts from
    * {@code ordinals.start}, as upstream's. Empty when nothing is left to update.
    */
-  private static Optional<Plan> planRollingUpdate(SetSnapshot set, Map<Integer, PodSnapshot> byOrdinal, long nowMillis) {
+  private static Optional<Plan> planRollingUpdate(SetSnapshot set, List<Integer> ordinals,
+      Map<Integer, PodSnapshot> byOrdinal, long nowMillis) {
     List<PodSnapshot> outdated = new ArrayList<>();
     int lowest = set.ordinalStart() + Math.max(0, set.partition());
-    for (int ordinal = set.endOrdinal() - 1; ordinal >= lowest; ordinal--) {
+    for (int ordinal : ordinals.reversed()) {
       PodSnapshot pod = byOrdinal.get(ordinal);
-      if (pod != null && !pod.terminating() && !pod.revision().equals(set.updateRevision())) {
+      if (ordinal >= lowest && pod != null && !pod.terminating() && !pod.revision().equals(set.updateRevision())) {
         outdated.add(pod);
       }
     }
@@ -331,7 +367,7 @@ public final class Planner {
           + outdated.getFirst().name() + ")"));
     }
     int unavailable = 0;
-    for (int ordinal = set.ordinalStart(); ordinal < set.endOrdinal(); ordinal++) {
+    for (int ordinal : ordinals) {
       PodSnapshot pod = byOrdinal.get(ordinal);
       if (pod == null || pod.terminating() || !pod.available(set.minReadySeconds(), nowMillis)) {
         unavailable++;

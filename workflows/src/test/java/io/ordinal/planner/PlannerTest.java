@@ -218,6 +218,82 @@ class PlannerTest {
     assertEquals(false, Planner.podsOffTarget(updated));
   }
 
+  static Stream<Arguments> reservedOrdinals() {
+    return Stream.of(
+        // name, start, replicas, reserved, parallel, pods, expected
+        Arguments.of("a reserved ordinal is skipped: the range reaches one further", 0, 3, "1", false, "", "+0"),
+        Arguments.of("the next free ordinal follows the one below the reserved", 0, 3, "1", false, "0R", "+2"),
+        Arguments.of("converged on the ordinals that are not reserved", 0, 3, "1", false, "0R 2R 3R", "✓"),
+        Arguments.of("reserving a running member: it goes first", 0, 3, "1", false, "0R 1R 2R", "-1"),
+        Arguments.of("then the next free ordinal is made", 0, 3, "1", false, "0R 2R", "+3"),
+        Arguments.of("and waits for the reserved pod to be gone", 0, 3, "1", false, "0R 1T 2R", ""),
+        Arguments.of("an unhealthy reserved member goes too (a failed disk)", 0, 3, "1", false, "0R 1N 2R", "-1"),
+        Arguments.of("a reserved member waits while a pod of the range is unhealthy", 0, 3, "1", false,
+            "0R 1R 2N", ""),
+        Arguments.of("a missing pod of the range does not hold it", 0, 3, "1", false, "0R 1R", "-1"),
+        Arguments.of("Parallel: both at once", 0, 3, "1", true, "0R 1R 2R", "-1 +3"),
+        Arguments.of("Parallel: an unhealthy pod of the range holds nothing", 0, 3, "1", true, "0R 1R 2N", "-1 +3"),
+        Arguments.of("un-reserving brings the ordinal back before the highest goes", 0, 3, "", false,
+            "0R 2R 3R", "+1"),
+        Arguments.of("and the highest goes once it is ready", 0, 3, "", false, "0R 1R 2R 3R", "-3"),
+        Arguments.of("reserved ordinals count from ordinals.start", 5, 2, "5", false, "", "+6"),
+        Arguments.of("a reservation below ordinals.start changes nothing", 5, 2, "3", false, "5R", "+6"),
+        Arguments.of("a run of reserved ordinals", 0, 2, "1 2 3", false, "0R", "+4"),
+        Arguments.of("scaling down with a reservation deletes the highest of the range", 0, 1, "1", false,
+            "0R 2R", "-2"),
+        Arguments.of("every ordinal of the old range reserved", 0, 2, "0 1", true, "0R 1R", "-1 -0 +2 +3"));
+  }
+
+  @ParameterizedTest(name = "reserved ordinals: {0}")
+  @MethodSource("reservedOrdinals")
+  void reservedOrdinals(String name, int start, int replicas, String reserved, boolean parallel, String pods,
+      String expected) {
+    SetSnapshot set = set(replicas, parallel, 0, pods).withOrdinalStart(start).withReservedOrdinals(ordinals(reserved));
+    assertEquals(expected, render(Planner.plan(set, NOW)));
+  }
+
+  @Test
+  void aReservedMemberLeavesThroughPreDeleteWithReasonReservedAndItsEventSaysSo() {
+    SetSnapshot set = set(3, false, 0, "0R 1R 2R 3R").withMembership(HOOKS, List.of(0, 1, 2, 3), null)
+        .withReservedOrdinals(List.of(1));
+    Plan plan = Planner.plan(set, NOW);
+    assertEquals("hook:PreDelete:1:Reserved -1", render(plan));
+    assertEquals("ordinal 1 is reserved", ((Action.DeletePod) plan.actions().get(1)).reason());
+    // A reserved member whose pod is already gone still leaves, with the same reason.
+    SetSnapshot podless = set(3, false, 0, "0R 2R 3R").withMembership(HOOKS, List.of(0, 1, 2, 3), null)
+        .withReservedOrdinals(List.of(1));
+    assertEquals("hook:PreDelete:1:Reserved", render(Planner.plan(podless, NOW)));
+    // It leaves before the ordinal that takes its place joins through preCreate.
+    SetSnapshot leaving = set(3, false, 0, "0R 1R 2R").withMembership(HOOKS, List.of(0, 1, 2), null)
+        .withReservedOrdinals(List.of(1));
+    assertEquals("hook:PreDelete:1:Reserved -1", render(Planner.plan(leaving, NOW)));
+    SetSnapshot joining = set(3, false, 0, "0R 2R").withMembership(HOOKS, List.of(0, 2), null)
+        .withReservedOrdinals(List.of(1));
+    assertEquals("hook:PreCreate:3:ScaleUp +3", render(Planner.plan(joining, NOW)));
+  }
+
+  @Test
+  void aRollingUpdateSkipsReservedOrdinalsAndCountsOnlyTheRangeAsUnavailable() {
+    // Range {0, 2, 3}: ordinal 1 is reserved and has no pod, which is not an unavailable pod.
+    SetSnapshot set = rolling(3, false, 0, 1, "0Ra 2Ra 3Ra").withReservedOrdinals(List.of(1));
+    assertEquals("-3", render(Planner.plan(set, NOW)));
+    SetSnapshot next = rolling(3, false, 0, 1, "0Ra 2Ra 3Rb").withReservedOrdinals(List.of(1));
+    assertEquals("-2", render(Planner.plan(next, NOW)));
+    // The partition stays an ordinal: 2 and above are updated, 0 stays.
+    SetSnapshot partitioned = rolling(3, false, 2, 1, "0Ra 2Rb 3Rb").withReservedOrdinals(List.of(1));
+    assertEquals("✓", render(Planner.plan(partitioned, NOW)));
+  }
+
+  static List<Integer> ordinals(String spec) {
+    List<Integer> out = new ArrayList<>();
+    for (String token : spec.trim().split("\\s+")) {
+      if (!token.isEmpty()) {
+        out.add(Integer.parseInt(token));
+      }
+    }
+    return out;
+  }
+
   static Stream<Arguments> claims() {
     return Stream.of(
         // name, replicas, pods (C: claims stale), claims to delete, expected

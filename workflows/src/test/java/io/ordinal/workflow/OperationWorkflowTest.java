@@ -209,6 +209,32 @@ class OperationWorkflowTest {
   }
 
   @Test
+  void aReservedMemberLeavesBeforeTheNextFreeOrdinalJoinsAndComesBackWhenUnreservedAndTheHistoryReplays()
+      throws Exception {
+    world.hooks = HOOKS;
+    world.replicas = 3;
+    startController();
+    assertTrue(operationResult(1).startsWith("converged"));
+    world.reserved = List.of(1);
+    world.generation = 2;
+    world.log.clear();
+    signalSpecChanged();
+    assertTrue(operationResult(2).startsWith("converged"));
+    assertEquals(List.of("hook:PreDelete:web-1", "-web-1", "hook:PreCreate:web-3", "+web-3@a"), world.log);
+    assertEquals(Set.of(0, 2, 3), world.pods.keySet());
+    world.reserved = List.of();
+    world.generation = 3;
+    world.log.clear();
+    signalSpecChanged();
+    assertTrue(operationResult(3).startsWith("converged"));
+    assertEquals(List.of("hook:PreCreate:web-1", "+web-1@a", "hook:PreDelete:web-3", "-web-3"), world.log);
+    try (TestWorkflowEnvironment replay = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter())) {
+      WorkflowReplayer.replayWorkflowExecution(client.fetchHistory(Operation.SCALE.workflowId(KEY, 2)), replay,
+          StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    }
+  }
+
+  @Test
   void aFailingHookIsRetriedByItsPolicyBeforeThePodIsCreated() {
     world.hooks = HOOKS;
     world.replicas = 2;
@@ -576,6 +602,7 @@ class OperationWorkflowTest {
     final List<String> rollbacks = new CopyOnWriteArrayList<>();
     final Map<Integer, Long> createdAt = new TreeMap<>();
     volatile int ordinalStart;
+    volatile List<Integer> reserved = List.of();
     volatile MemberHooks hooks = MemberHooks.NONE;
     volatile String held;
     final Set<Integer> members = new java.util.TreeSet<>();
@@ -623,7 +650,7 @@ class OperationWorkflowTest {
       }
       List<PodSnapshot> seen = new ArrayList<>();
       for (PodSnapshot p : pods.values()) {
-        boolean condemned = p.ordinal() < ordinalStart || p.ordinal() >= ordinalStart + replicas;
+        boolean condemned = !new io.ordinal.model.OrdinalRange(ordinalStart, replicas, reserved).contains(p.ordinal());
         boolean stale = claimsGoWithCondemnedPods && condemned && !"pod".equals(claimOwners.get(p.ordinal()));
         seen.add(new PodSnapshot(p.ordinal(), p.name(), p.revision(), p.phase(), p.ready(), p.readySinceMillis(),
             p.terminating(), stale));
@@ -635,7 +662,7 @@ class OperationWorkflowTest {
       memberOrdinals.addAll(pods.keySet());
       return new Observation(new SetSnapshot(key, true, false, generation, replicas, parallel, minReadySeconds, true, 0, 1,
           currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete, hooks,
-          List.copyOf(memberOrdinals), held, List.of()), null, false, false, false, false, node);
+          List.copyOf(memberOrdinals), held, List.of(), reserved), null, false, false, false, false, node);
     }
 
     /** The status last published, which the next reading reports as stored. */

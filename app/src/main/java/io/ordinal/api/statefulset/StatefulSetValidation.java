@@ -26,6 +26,7 @@ import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
+import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.podsecurity.PodSecurity;
 import io.ordinal.podsecurity.PodSecurityAdmission;
@@ -167,6 +168,7 @@ public final class StatefulSetValidation {
             "pod name " + lastPod + " must be a valid DNS label (at most 63 characters, no dots)"));
       }
     }
+    reservedOrdinalsReach(set);
     if (spec.getServiceName() != null && !spec.getServiceName().isEmpty()) {
       dnsLabel("spec.serviceName", spec.getServiceName());
     }
@@ -232,6 +234,27 @@ public final class StatefulSetValidation {
     return depth == 0;
   }
 
+  /** With ordinals reserved, the set's highest ordinal is further up: its pod name must still be valid. */
+  private void reservedOrdinalsReach(StatefulSet set) {
+    String name = set.getMetadata() == null ? null : set.getMetadata().getName();
+    List<Integer> reserved = set.getMetadata() == null ? List.of() : ReservedOrdinals.of(set.getMetadata());
+    Integer replicas = set.getSpec().getReplicas();
+    if (name == null || reserved.isEmpty() || replicas == null || replicas <= 0 || StatefulSetFields.ordinalStart(set) < 0) {
+      return;
+    }
+    String path = "metadata.annotations[" + ReservedOrdinals.ANNOTATION + "]";
+    int end = StatefulSetFields.ordinalRange(set).end();
+    String highestPod = name + "-" + (end - 1);
+    if (end == Integer.MAX_VALUE) {
+      errors.add(FieldError.invalid(path, set.getMetadata().getAnnotations().get(ReservedOrdinals.ANNOTATION),
+          "with these ordinals reserved the set's ordinals would pass " + Integer.MAX_VALUE));
+    } else if (ObjectMetaValidation.DNS1123_SUBDOMAIN.matcher(name).matches()
+        && !ObjectMetaValidation.isDns1123Label(highestPod)) {
+      errors.add(FieldError.invalid(path, set.getMetadata().getAnnotations().get(ReservedOrdinals.ANNOTATION),
+          "pod name " + highestPod + " must be a valid DNS label (at most 63 characters, no dots)"));
+    }
+  }
+
   private void validateMetadata(ObjectMeta meta) {
     if (meta == null || meta.getName() == null || meta.getName().isEmpty()) {
       errors.add(FieldError.required("metadata.name", "name is required"));
@@ -258,6 +281,12 @@ public final class StatefulSetValidation {
         for (String[] problem : MemberHookSpec.problems(hooks)) {
           errors.add(new FieldError("FieldValueInvalid", problem[0], "Invalid value: " + problem[1]));
         }
+      }
+      String reserved = meta.getAnnotations().get(ReservedOrdinals.ANNOTATION);
+      String reservedProblem = reserved == null ? null : ReservedOrdinals.problem(reserved);
+      if (reservedProblem != null) {
+        errors.add(FieldError.invalid("metadata.annotations[" + ReservedOrdinals.ANNOTATION + "]", reserved,
+            reservedProblem));
       }
       String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
       if (driver != null && !drivers.available().contains(driver)) {
