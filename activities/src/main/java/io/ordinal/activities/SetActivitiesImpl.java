@@ -10,6 +10,7 @@ import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MaxUnavailable;
 import io.ordinal.kube.MemberHookSpec;
+import io.ordinal.kube.ParallelConcurrency;
 import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.RolloutControls;
@@ -131,7 +132,8 @@ public class SetActivitiesImpl implements SetActivities {
         rolling, partition, maxUnavailable, stored.getCurrentRevision(), update.get().name(), observed,
         RolloutControls.of(set, update.get().rolledBack()), StatefulSetFields.ordinalStart(set),
         claimsToDelete(withForeignClaimsDeleted(set, pvcs.findDeletionCandidates(key.namespace(), key.name()))),
-        null, null, null, claimed.foreignOrdinals(), ReservedOrdinals.of(meta));
+        null, null, null, claimed.foreignOrdinals(), ReservedOrdinals.of(meta),
+        ParallelConcurrency.resolve(meta, spec.getReplicas()));
     Optional<MemberHookSpec> hooks = MemberHookSpec.of(meta);
     if (hooks.isPresent()) {
       snapshot = snapshot.withMembership(hooks.get().timings(), members.ordinals(key.namespace(), key.name()),

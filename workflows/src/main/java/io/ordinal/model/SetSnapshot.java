@@ -16,6 +16,8 @@ import java.util.List;
  * @param foreignOrdinals ordinals of the range whose pod name is held by a pod the set does not control
  *     (released when its labels stopped matching, or another controller's): not created until it goes
  * @param reservedOrdinals ordinals the set does not run ({@code ordinal.io/reserved-ordinals}); see {@link OrdinalRange}
+ * @param parallelConcurrency under Parallel, at most this many pods on their way at once (made and not
+ *     yet Running and Ready, or being deleted) ({@code ordinal.io/parallel-concurrency}); 0 for no limit
  */
 public record SetSnapshot(
     SetKey key,
@@ -38,7 +40,8 @@ public record SetSnapshot(
     List<Integer> members,
     String heldHook,
     List<Integer> foreignOrdinals,
-    List<Integer> reservedOrdinals) {
+    List<Integer> reservedOrdinals,
+    int parallelConcurrency) {
 
   public SetSnapshot {
     // Absent in observations recorded before these fields existed: their defaults keep the old plans.
@@ -54,53 +57,60 @@ public record SetSnapshot(
       int minReadySeconds, boolean rollingUpdate, int partition, int maxUnavailable, String currentRevision,
       String updateRevision, List<PodSnapshot> pods) {
     this(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate, partition,
-        maxUnavailable, currentRevision, updateRevision, pods, RolloutControl.DEFAULT, 0, List.of(), null, null, null, null, null);
+        maxUnavailable, currentRevision, updateRevision, pods, RolloutControl.DEFAULT, 0, List.of(), null, null, null, null, null, 0);
   }
 
   public SetSnapshot withRollout(RolloutControl control) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, control, ordinalStart, claimsToDelete, hooks,
-        members, heldHook, foreignOrdinals, reservedOrdinals);
+        members, heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency);
   }
 
   public SetSnapshot withOrdinalStart(int start) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, start, claimsToDelete, hooks, members,
-        heldHook, foreignOrdinals, reservedOrdinals);
+        heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency);
   }
 
   public SetSnapshot withClaimsToDelete(List<String> claims) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claims, hooks, members,
-        heldHook, foreignOrdinals, reservedOrdinals);
+        heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency);
   }
 
   /** With membership hooks, the ordinals that are members, and the failed hook that holds changes (or null). */
   public SetSnapshot withMembership(MemberHooks memberHooks, List<Integer> memberOrdinals, String held) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        memberHooks, memberOrdinals, held, foreignOrdinals, reservedOrdinals);
+        memberHooks, memberOrdinals, held, foreignOrdinals, reservedOrdinals, parallelConcurrency);
   }
 
   /** With these pods, and the currentRevision their status computes. */
   public SetSnapshot withPods(List<PodSnapshot> observed, String current) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, current, updateRevision, observed, rollout, ordinalStart, claimsToDelete, hooks,
-        members, heldHook, foreignOrdinals, reservedOrdinals);
+        members, heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency);
   }
 
   /** With the ordinals whose pod name another owner's pod holds. */
   public SetSnapshot withForeignOrdinals(List<Integer> ordinals) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        hooks, members, heldHook, ordinals, reservedOrdinals);
+        hooks, members, heldHook, ordinals, reservedOrdinals, parallelConcurrency);
   }
 
   /** With these ordinals reserved. */
   public SetSnapshot withReservedOrdinals(List<Integer> reserved) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        hooks, members, heldHook, foreignOrdinals, reserved);
+        hooks, members, heldHook, foreignOrdinals, reserved, parallelConcurrency);
+  }
+
+  /** With at most {@code concurrency} pods on their way at once under Parallel (0: no limit). */
+  public SetSnapshot withParallelConcurrency(int concurrency) {
+    return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
+        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
+        hooks, members, heldHook, foreignOrdinals, reservedOrdinals, concurrency);
   }
 
   /** The ordinals the set runs: upstream's [ordinals.start, ordinals.start + replicas), less the reserved ones. */

@@ -138,11 +138,29 @@ public final class Planner {
     /** Membership changes one at a time, even under Parallel. */
     private boolean hookPlanned;
     private boolean founded;
+    /** Under Parallel with a concurrency, how many more pods may be set on their way in this pass. */
+    private int slotsLeft;
 
     Pass(SetSnapshot set, long nowMillis) {
       this.set = set;
       this.nowMillis = nowMillis;
       this.monotonic = !set.parallel();
+      long onTheirWay = set.pods().stream().filter(p -> !p.healthy()).count();
+      this.slotsLeft = monotonic || set.parallelConcurrency() <= 0 ? Integer.MAX_VALUE
+          : (int) Math.max(0, set.parallelConcurrency() - onTheirWay);
+    }
+
+    /**
+     * Whether one more pod may be set on its way (made, or a healthy one deleted) under the set's
+     * parallel concurrency; empty when it may, and the slot is taken.
+     */
+    Optional<Step> holdForConcurrency(String podName) {
+      if (slotsLeft <= 0) {
+        return Optional.of(new Step.Waits("fewer than " + set.parallelConcurrency()
+            + " pods on their way (parallel concurrency) before " + podName));
+      }
+      slotsLeft--;
+      return Optional.empty();
     }
 
     /**
@@ -219,6 +237,10 @@ public final class Planner {
         return new Step.Waits("pod " + name + ", which this set does not control, to go or be adopted");
       }
       if (pod == null) {
+        Optional<Step> noSlot = holdForConcurrency(name);
+        if (noSlot.isPresent()) {
+          return noSlot.get();
+        }
         if (set.hooks().preCreate() != null && !set.members().contains(ordinal)) {
           MembershipChange joining = set.members().isEmpty() ? found(name)
               : planHook(MemberHooks.PRE_CREATE, ordinal, name, "ScaleUp");
@@ -271,6 +293,12 @@ public final class Planner {
         }
       }
       boolean reserved = set.range().condemnedByReservation(pod.ordinal());
+      if (pod.healthy()) {
+        Optional<Step> noSlot = holdForConcurrency(pod.name());
+        if (noSlot.isPresent()) {
+          return noSlot.get();
+        }
+      }
       if (set.hooks().preDelete() != null && set.members().contains(pod.ordinal())) {
         if (planHook(MemberHooks.PRE_DELETE, pod.ordinal(), pod.name(), reserved ? RESERVED : "ScaleDown")
             instanceof MembershipChange.Held held) {

@@ -84,6 +84,40 @@ class PlannerPropertiesTest {
     }
   }
 
+  @Test
+  void aParallelConcurrencyAboveWhatThereIsToDoOrUnderOrderedReadyPlansExactlyWhatNoneDoes() {
+    Random random = new Random(20261129);
+    for (int i = 0; i < SNAPSHOTS; i++) {
+      SetSnapshot set = randomSet(random);
+      // 10 ordinals at most: at most 10 pods on their way and 10 actions.
+      int concurrency = set.parallel() ? 21 + random.nextInt(100) : 1 + random.nextInt(5);
+      assertEquals(Planner.plan(set, NOW), Planner.plan(set.withParallelConcurrency(concurrency), NOW), set::toString);
+    }
+  }
+
+  @Test
+  void underParallelConcurrencyAPlanNeverSetsMorePodsOnTheirWayThanItAllows() {
+    Random random = new Random(20261130);
+    for (int i = 0; i < SNAPSHOTS; i++) {
+      int concurrency = 1 + random.nextInt(4);
+      SetSnapshot set = randomSet(random).withParallelConcurrency(concurrency);
+      Set<Integer> healthy = set.pods().stream().filter(PodSnapshot::healthy).map(PodSnapshot::ordinal)
+          .collect(Collectors.toSet());
+      long before = set.pods().size() - healthy.size();
+      long started = Planner.plan(set, NOW).actions().stream().filter(a -> a instanceof Action.CreatePod
+          || a instanceof Action.DeletePod d && healthy.contains(d.ordinal()) && !isRollingUpdate(set, d)).count();
+      if (set.parallel() && !set.deleting()) {
+        assertTrue(before + started <= Math.max(concurrency, before) || started == 0,
+            () -> before + " on their way, " + started + " more, limit " + concurrency + ": " + set);
+      }
+    }
+  }
+
+  /** A deletion of the rolling update, which maxUnavailable bounds instead. */
+  static boolean isRollingUpdate(SetSnapshot set, Action.DeletePod delete) {
+    return delete.reason().startsWith("update to revision");
+  }
+
   /** A random set of up to 6 replicas over ordinals 0..9, with any policy, strategy, pods and membership. */
   static SetSnapshot randomSet(Random random) {
     int replicas = random.nextInt(7);

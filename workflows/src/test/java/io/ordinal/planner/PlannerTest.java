@@ -284,6 +284,33 @@ class PlannerTest {
     assertEquals("✓", render(Planner.plan(partitioned, NOW)));
   }
 
+  static Stream<Arguments> parallelConcurrency() {
+    return Stream.of(
+        // name, replicas, concurrency, pods, expected
+        Arguments.of("an empty set makes only as many pods at once", 5, 2, "", "+0 +1"),
+        Arguments.of("a pod not yet Ready takes a slot", 5, 2, "0R 1P", "+2"),
+        Arguments.of("no slot left: the scale waits for a pod to become Ready", 5, 2, "0P 1N", ""),
+        Arguments.of("a terminating pod takes a slot", 5, 2, "0R 1R 2X", "+3"),
+        Arguments.of("scale down deletes as many healthy pods at once", 1, 2, "0R 1R 2R 3R", "-3 -2"),
+        Arguments.of("deleting an unhealthy pod takes no slot of its own", 1, 2, "0R 1N 2R 3R", "-3 -1"),
+        Arguments.of("a failed pod is replaced without a slot, recreated with one", 3, 1, "0R 1F 2R", "-1"),
+        Arguments.of("a limit above what is to do changes nothing", 3, 10, "", "+0 +1 +2"));
+  }
+
+  @ParameterizedTest(name = "parallel concurrency: {0}")
+  @MethodSource("parallelConcurrency")
+  void parallelConcurrency(String name, int replicas, int concurrency, String pods, String expected) {
+    assertEquals(expected, render(Planner.plan(set(replicas, true, 0, pods).withParallelConcurrency(concurrency), NOW)));
+  }
+
+  @Test
+  void parallelConcurrencyIsParallelsOnlyAndSaysWhatTheScaleWaitsFor() {
+    assertEquals("+1", render(Planner.plan(set(3, false, 0, "0R").withParallelConcurrency(1), NOW)));
+    Plan waiting = Planner.plan(set(4, true, 0, "0R 1R 3P").withParallelConcurrency(1), NOW);
+    assertEquals("", render(waiting));
+    Assertions.assertTrue(waiting.waitingFor().contains("parallel concurrency"), waiting.waitingFor());
+  }
+
   static List<Integer> ordinals(String spec) {
     List<Integer> out = new ArrayList<>();
     for (String token : spec.trim().split("\\s+")) {

@@ -662,7 +662,7 @@ class OperationWorkflowTest {
       memberOrdinals.addAll(pods.keySet());
       return new Observation(new SetSnapshot(key, true, false, generation, replicas, parallel, minReadySeconds, true, 0, 1,
           currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete, hooks,
-          List.copyOf(memberOrdinals), held, List.of(), reserved), null, false, false, false, false, node);
+          List.copyOf(memberOrdinals), held, List.of(), reserved, 0), null, false, false, false, false, node);
     }
 
     /** The status last published, which the next reading reports as stored. */

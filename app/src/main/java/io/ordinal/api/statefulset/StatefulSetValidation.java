@@ -26,6 +26,7 @@ import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
+import io.ordinal.kube.ParallelConcurrency;
 import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.podsecurity.PodSecurity;
@@ -287,6 +288,12 @@ public final class StatefulSetValidation {
       if (reservedProblem != null) {
         errors.add(FieldError.invalid("metadata.annotations[" + ReservedOrdinals.ANNOTATION + "]", reserved,
             reservedProblem));
+      }
+      String concurrency = meta.getAnnotations().get(ParallelConcurrency.ANNOTATION);
+      String concurrencyProblem = concurrency == null ? null : ParallelConcurrency.problem(concurrency);
+      if (concurrencyProblem != null) {
+        errors.add(FieldError.invalid("metadata.annotations[" + ParallelConcurrency.ANNOTATION + "]", concurrency,
+            concurrencyProblem));
       }
       String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
       if (driver != null && !drivers.available().contains(driver)) {
