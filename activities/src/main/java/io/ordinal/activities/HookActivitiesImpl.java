@@ -5,6 +5,7 @@ import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.driver.ExecProcess;
 import io.ordinal.driver.ExecRequest;
+import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.PodHostname;
 import io.ordinal.model.MemberHooks;
@@ -97,7 +98,7 @@ public class HookActivitiesImpl implements HookActivities {
     }
     if (MemberHooks.PRE_CREATE.equals(run.hook())) {
       members.join(key.namespace(), key.name(), run.ordinal());
-    } else {
+    } else if (MemberHooks.PRE_DELETE.equals(run.hook())) {
       members.leave(key.namespace(), key.name(), run.ordinal());
     }
     return output;
@@ -123,6 +124,9 @@ public class HookActivitiesImpl implements HookActivities {
     }
     drivers.get(drivers.nameFor(set)).stableAddress(run.set().namespace(), run.set().name(), run.podName())
         .ifPresent(address -> env.put("ORDINAL_MEMBER_ADDRESS", address));
+    LeaderLabel.of(set.getMetadata()).ifPresent(leader -> env.put("ORDINAL_MEMBER_ROLE",
+        pods.find(run.set().namespace(), run.podName()).map(PodStore::labels).filter(leader::matches).isPresent()
+            ? "leader" : "follower"));
     return env;
   }
 

@@ -8,6 +8,7 @@ import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.ClaimOwners;
 import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.MaxUnavailable;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.ParallelConcurrency;
@@ -119,8 +120,10 @@ public class SetActivitiesImpl implements SetActivities {
         : pods.claim(reading.pods(), PodFactory.ownerReference(set), spec.getSelector(), deleting);
     List<PodRow> rows = claimed.owned();
     Set<Integer> staleOrdinals = staleClaims(set, rows, reading.claims());
+    Optional<LeaderLabel> leader = LeaderLabel.of(meta);
     List<PodSnapshot> observed = rows.stream()
-        .map(row -> PodStore.snapshot(row, staleOrdinals.contains(row.ordinal()))).toList();
+        .map(row -> PodStore.snapshot(row, staleOrdinals.contains(row.ordinal()))
+            .asLeader(leader.isPresent() && leader.get().matches(PodStore.labels(row)))).toList();
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus stored = set.getStatus();
     var rollingUpdate = rolling ? spec.getUpdateStrategy().getRollingUpdate() : null;

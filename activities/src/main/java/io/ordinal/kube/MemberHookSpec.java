@@ -31,9 +31,11 @@ import java.util.Optional;
  *   backoffSeconds: 2        # before the first retry, doubled each time (default 2)
  * preDelete:                 # before the pod of a condemned member is deleted (scale down, set deletion)
  *   http: {url: 'http://.../leave', method: POST}
+ * preUpdate:                 # before a member's pod is replaced by a rolling update: hand leadership away
+ *   exec: {command: [...], pod: Self}
  * </pre>
  */
-public record MemberHookSpec(Hook preCreate, Hook preDelete) {
+public record MemberHookSpec(Hook preCreate, Hook preDelete, Hook preUpdate) {
   public static final String ANNOTATION = "ordinal.io/member-hooks";
   public static final String ANY_OTHER_MEMBER = "AnyOtherMember";
   public static final String SELF = "Self";
@@ -78,11 +80,16 @@ public record MemberHookSpec(Hook preCreate, Hook preDelete) {
   }
 
   public MemberHooks timings() {
-    return new MemberHooks(preCreate == null ? null : preCreate.timing(), preDelete == null ? null : preDelete.timing());
+    return new MemberHooks(preCreate == null ? null : preCreate.timing(), preDelete == null ? null : preDelete.timing(),
+        preUpdate == null ? null : preUpdate.timing());
   }
 
   public Hook hook(String name) {
-    return MemberHooks.PRE_CREATE.equals(name) ? preCreate : preDelete;
+    return switch (name) {
+      case MemberHooks.PRE_CREATE -> preCreate;
+      case MemberHooks.PRE_UPDATE -> preUpdate;
+      default -> preDelete;
+    };
   }
 
   /**
@@ -96,19 +103,20 @@ public record MemberHookSpec(Hook preCreate, Hook preDelete) {
     try {
       spec = READER.readValue(text, MemberHookSpec.class);
     } catch (UnrecognizedPropertyException e) {
-      out.add(new String[] {base, "unknown field \"" + e.getPropertyName() + "\"; a hook has preCreate and preDelete,"
+      out.add(new String[] {base, "unknown field \"" + e.getPropertyName() + "\"; a hook has preCreate, preDelete and preUpdate,"
           + " each with exec (command, pod, container) or http (url, method), timeoutSeconds, maxAttempts, backoffSeconds"});
       return out;
     } catch (JsonProcessingException e) {
       out.add(new String[] {base, "not valid YAML or JSON for member hooks: " + e.getOriginalMessage()});
       return out;
     }
-    if (spec == null || (spec.preCreate == null && spec.preDelete == null)) {
-      out.add(new String[] {base, "must name a preCreate or a preDelete hook"});
+    if (spec == null || (spec.preCreate == null && spec.preDelete == null && spec.preUpdate == null)) {
+      out.add(new String[] {base, "must name a preCreate, a preDelete or a preUpdate hook"});
       return out;
     }
     check(out, base + ".preCreate", spec.preCreate, false);
     check(out, base + ".preDelete", spec.preDelete, true);
+    check(out, base + ".preUpdate", spec.preUpdate, true);
     return out;
   }
 

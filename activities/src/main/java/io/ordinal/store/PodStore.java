@@ -216,6 +216,18 @@ public class PodStore {
         row.readySince() == null ? 0 : row.readySince().toEpochMilli(), row.terminating(), claimsStale);
   }
 
+  /** The pod's labels, from its stored object. */
+  public static Map<String, String> labels(PodRow row) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    try {
+      KubeJson.JSON.readTree(row.object()).path("metadata").path("labels").properties()
+          .forEach(label -> labels.put(label.getKey(), label.getValue().asText()));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException("pod " + row.name() + " is stored as invalid JSON", e);
+    }
+    return labels;
+  }
+
   /** The API object: stored metadata and spec, status from the columns the driver maintains. */
   public static Pod toObject(PodRow row) {
     Pod pod = KubeJson.read(row.object(), Pod.class);

@@ -37,12 +37,24 @@ class MemberHookSpecTest {
     assertEquals(null, spec.timings().preCreate());
     assertEquals(new MemberHooks.Timing(60, 3, 2), spec.timings().preDelete());
     assertEquals("POST", spec.preDelete().http().verb());
+    assertEquals(null, spec.timings().preUpdate());
+  }
+
+  @Test
+  void aPreUpdateHookReadsWithItsTimingAndMayRunInTheMemberItself() {
+    var meta = new ObjectMetaBuilder().addToAnnotations(MemberHookSpec.ANNOTATION,
+        "preUpdate: {exec: {command: [x], pod: Self}, timeoutSeconds: 20}").build();
+    MemberHookSpec spec = MemberHookSpec.of(meta).orElseThrow();
+    assertEquals(new MemberHooks.Timing(20, 3, 2), spec.timings().preUpdate());
+    assertEquals(spec.preUpdate(), spec.hook(MemberHooks.PRE_UPDATE));
+    assertTrue(MemberHookSpec.problems("preUpdate: {exec: {command: [x], pod: Self}}").isEmpty());
   }
 
   static Stream<Arguments> invalid() {
     return Stream.of(
         Arguments.of("preCreate: [", BASE, "not valid YAML"),
-        Arguments.of("{}", BASE, "must name a preCreate or a preDelete"),
+        Arguments.of("{}", BASE, "must name a preCreate, a preDelete or a preUpdate"),
+        Arguments.of("preUpdate: {exec: {command: []}}", BASE + ".preUpdate.exec.command", "Required value"),
         Arguments.of("preCreate: {exec: {command: [x]}}\npostDelete: {}", BASE, "unknown field \"postDelete\""),
         Arguments.of("preCreate: {timeoutSeconds: 5}", BASE + ".preCreate", "exactly one of exec and http"),
         Arguments.of("preCreate: {exec: {command: [x]}, http: {url: 'http://a'}}", BASE + ".preCreate", "exactly one"),

@@ -82,6 +82,12 @@ class EtcdExampleIT {
       });
       assertMembersArePods(api, 3);
       assertEquals(before, memberIds(api));
+      // Each member ran its preUpdate hook before its pod went (the hooks' outputs are the rollout's
+      // activity results); the leader handed leadership away first.
+      List<String> preUpdates = hookOutputs(service, "rollout").stream()
+          .filter(out -> out.contains("is a follower") || out.contains("moved leadership from")).toList();
+      assertEquals(3, preUpdates.size(), preUpdates.toString());
+      assertTrue(preUpdates.stream().anyMatch(out -> out.contains("moved leadership from")), preUpdates.toString());
 
       // kill -9 of Ordinal while a preCreate hook runs (made slow): after the restart the scale
       // finishes, the member was added once and the cluster is healthy.
@@ -118,6 +124,22 @@ class EtcdExampleIT {
       assertEquals(writer.acknowledged.get(), found, "acknowledged writes missing");
       api.delete(Paths.set(NS, "etcd"));
     }
+  }
+
+  /** The results of the activities (the hooks) of the first {@code operation} of the namespace. */
+  static List<String> hookOutputs(OrdinalService service, String operation) {
+    return service.withTemporal(client -> {
+      String id = client.listExecutions("OrdinalNamespace = '" + NS + "' AND OrdinalOperation = '" + operation + "'")
+          .map(e -> e.getExecution().getWorkflowId()).min(java.util.Comparator.naturalOrder()).orElseThrow();
+      List<String> outputs = new ArrayList<>();
+      for (var event : client.fetchHistory(id).getEvents()) {
+        if (event.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
+          event.getActivityTaskCompletedEventAttributes().getResult().getPayloadsList()
+              .forEach(payload -> outputs.add(payload.getData().toStringUtf8()));
+        }
+      }
+      return outputs;
+    });
   }
 
   /** {@code etcdctl member list} names exactly the set's pods, every member started, and the cluster is healthy. */

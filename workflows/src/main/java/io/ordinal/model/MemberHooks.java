@@ -3,11 +3,19 @@ package io.ordinal.model;
 /**
  * A set's membership hooks ({@code ordinal.io/member-hooks}), as far as a workflow needs them: which
  * exist, and how long and how often to try each. The commands are read by the hook activity.
+ *
+ * @param preUpdate run before a member's pod is replaced for a rolling update (hand leadership away);
+ *     null without (and in histories recorded before it existed)
  */
-public record MemberHooks(Timing preCreate, Timing preDelete) {
+public record MemberHooks(Timing preCreate, Timing preDelete, Timing preUpdate) {
   public static final String PRE_CREATE = "PreCreate";
   public static final String PRE_DELETE = "PreDelete";
-  public static final MemberHooks NONE = new MemberHooks(null, null);
+  public static final String PRE_UPDATE = "PreUpdate";
+  public static final MemberHooks NONE = new MemberHooks(null, null, null);
+
+  public MemberHooks(Timing preCreate, Timing preDelete) {
+    this(preCreate, preDelete, null);
+  }
 
   /**
    * @param timeoutSeconds one attempt's limit
@@ -17,10 +25,14 @@ public record MemberHooks(Timing preCreate, Timing preDelete) {
   public record Timing(int timeoutSeconds, int maxAttempts, int backoffSeconds) {}
 
   public boolean any() {
-    return preCreate != null || preDelete != null;
+    return preCreate != null || preDelete != null || preUpdate != null;
   }
 
   public Timing timing(String hook) {
-    return PRE_CREATE.equals(hook) ? preCreate : preDelete;
+    return switch (hook) {
+      case PRE_CREATE -> preCreate;
+      case PRE_UPDATE -> preUpdate;
+      default -> preDelete;
+    };
   }
 }

@@ -7,6 +7,8 @@ package io.ordinal.model;
  * @param claimsStale the pod's claims are not yet what the set asks for: their ownerReferences by its
  *     persistentVolumeClaimRetentionPolicy (upstream's {@code isClaimOwnerUpToDate}), or their size
  *     by a volumeClaimTemplate that grew
+ * @param leader the pod carries the set's leader label ({@code ordinal.io/leader-label}): a rolling
+ *     update replaces it last
  */
 public record PodSnapshot(
     int ordinal,
@@ -16,11 +18,21 @@ public record PodSnapshot(
     boolean ready,
     long readySinceMillis,
     boolean terminating,
-    boolean claimsStale) {
+    boolean claimsStale,
+    boolean leader) {
 
   public PodSnapshot(int ordinal, String name, String revision, String phase, boolean ready, long readySinceMillis,
       boolean terminating) {
-    this(ordinal, name, revision, phase, ready, readySinceMillis, terminating, false);
+    this(ordinal, name, revision, phase, ready, readySinceMillis, terminating, false, false);
+  }
+
+  public PodSnapshot(int ordinal, String name, String revision, String phase, boolean ready, long readySinceMillis,
+      boolean terminating, boolean claimsStale) {
+    this(ordinal, name, revision, phase, ready, readySinceMillis, terminating, claimsStale, false);
+  }
+
+  public PodSnapshot asLeader(boolean isLeader) {
+    return new PodSnapshot(ordinal, name, revision, phase, ready, readySinceMillis, terminating, claimsStale, isLeader);
   }
 
   public static final String PENDING = "Pending";

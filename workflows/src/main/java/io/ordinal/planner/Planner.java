@@ -390,6 +390,8 @@ public final class Planner {
     if (outdated.isEmpty()) {
       return Optional.empty();
     }
+    // Followers first, the leader last (ordinal.io/leader-label); each highest ordinal first (a stable sort).
+    outdated.sort(Comparator.comparing(PodSnapshot::leader));
     if (set.rollout().paused()) {
       return Optional.of(new Plan(List.of(), false, 0, "the rollout to be resumed (paused before updating "
           + outdated.getFirst().name() + ")"));
@@ -405,6 +407,16 @@ public final class Planner {
     if (budget <= 0) {
       return Optional.of(new Plan(List.of(), false, 0, unavailable + " unavailable pods (maxUnavailable "
           + set.maxUnavailable() + ") before updating " + outdated.getFirst().name()));
+    }
+    if (set.hooks().preUpdate() != null) {
+      // A member hands its role away before its pod goes: one member at a time, as every hook.
+      PodSnapshot next = outdated.getFirst();
+      if (set.heldHook() != null) {
+        return Optional.of(new Plan(List.of(), false, 0, "the set to be resumed (" + set.heldHook() + ")"));
+      }
+      return Optional.of(new Plan(List.of(new Action.RunHook(MemberHooks.PRE_UPDATE, next.ordinal(), next.name(), "Update"),
+          new Action.DeletePod(next.ordinal(), next.name(), "update to revision " + set.updateRevision())), false, 0,
+          "updated pods to become available"));
     }
     List<Action> deletions = new ArrayList<>();
     for (PodSnapshot pod : outdated.subList(0, Math.min(budget, outdated.size()))) {

@@ -311,6 +311,41 @@ class PlannerTest {
     Assertions.assertTrue(waiting.waitingFor().contains("parallel concurrency"), waiting.waitingFor());
   }
 
+  static final MemberHooks PRE_UPDATE = new MemberHooks(null, null, new MemberHooks.Timing(60, 3, 2));
+
+  static SetSnapshot withLeader(SetSnapshot set, int ordinal) {
+    return set.withPods(set.pods().stream().map(p -> p.asLeader(p.ordinal() == ordinal)).toList(), set.currentRevision());
+  }
+
+  @Test
+  void aRollingUpdateReplacesTheFollowersFirstAndTheLeaderLast() {
+    assertEquals("-1", render(Planner.plan(withLeader(rolling(3, false, 0, 1, "0Ra 1Ra 2Ra"), 2), NOW)));
+    assertEquals("-0", render(Planner.plan(withLeader(rolling(3, false, 0, 1, "0Ra 1Rb 2Ra"), 2), NOW)));
+    assertEquals("-2", render(Planner.plan(withLeader(rolling(3, false, 0, 1, "0Rb 1Rb 2Ra"), 2), NOW)));
+    assertEquals("-2 -0", render(Planner.plan(withLeader(rolling(3, false, 0, 2, "0Ra 1Ra 2Ra"), 1), NOW)),
+        "maxUnavailable 2: the two followers, then the leader");
+    // Without a leader label, upstream's order.
+    assertEquals("-2", render(Planner.plan(rolling(3, false, 0, 1, "0Ra 1Ra 2Ra"), NOW)));
+  }
+
+  @Test
+  void aPreUpdateHookRunsBeforeEachMembersReplacementOneAtATimeAndAFailedOneHoldsTheRollout() {
+    SetSnapshot set = withLeader(rolling(3, false, 0, 2, "0Ra 1Ra 2Ra"), 2).withMembership(PRE_UPDATE, List.of(0, 1, 2), null);
+    Plan plan = Planner.plan(set, NOW);
+    assertEquals("hook:PreUpdate:1:Update -1", render(plan), "one at a time, whatever maxUnavailable");
+    SetSnapshot leaderNext = withLeader(rolling(3, false, 0, 1, "0Rb 1Rb 2Ra"), 2).withMembership(PRE_UPDATE,
+        List.of(0, 1, 2), null);
+    assertEquals("hook:PreUpdate:2:Update -2", render(Planner.plan(leaderNext, NOW)));
+    SetSnapshot held = rolling(3, false, 0, 1, "0Ra 1Ra 2Ra").withMembership(PRE_UPDATE, List.of(0, 1, 2),
+        "PreUpdate hook of web-2 failed");
+    Plan waiting = Planner.plan(held, NOW);
+    assertEquals("", render(waiting));
+    Assertions.assertTrue(waiting.waitingFor().contains("resumed"), waiting.waitingFor());
+    // A scale runs no preUpdate hook.
+    assertEquals("+3", render(Planner.plan(rolling(4, false, 0, 1, "0Rb 1Rb 2Rb").withMembership(PRE_UPDATE,
+        List.of(0, 1, 2), null), NOW)));
+  }
+
   static List<Integer> ordinals(String spec) {
     List<Integer> out = new ArrayList<>();
     for (String token : spec.trim().split("\\s+")) {

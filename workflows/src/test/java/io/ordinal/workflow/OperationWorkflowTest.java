@@ -235,6 +235,24 @@ class OperationWorkflowTest {
   }
 
   @Test
+  void aRolloutRunsEachMembersPreUpdateHookBeforeReplacingItAndTheHistoryReplays() throws Exception {
+    world.hooks = new MemberHooks(null, null, new MemberHooks.Timing(60, 3, 1));
+    world.replicas = 3;
+    startController();
+    assertTrue(operationResult(1).startsWith("converged"));
+    world.log.clear();
+    world.newSpec("b", RolloutControl.DEFAULT);
+    signalSpecChanged();
+    assertTrue(result(Operation.ROLLOUT.workflowId(KEY, 2)).startsWith("converged"));
+    assertEquals(List.of("hook:PreUpdate:web-2", "-web-2", "+web-2@b", "hook:PreUpdate:web-1", "-web-1", "+web-1@b",
+        "hook:PreUpdate:web-0", "-web-0", "+web-0@b"), world.log);
+    try (TestWorkflowEnvironment replay = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter())) {
+      WorkflowReplayer.replayWorkflowExecution(client.fetchHistory(Operation.ROLLOUT.workflowId(KEY, 2)), replay,
+          StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    }
+  }
+
+  @Test
   void aFailingHookIsRetriedByItsPolicyBeforeThePodIsCreated() {
     world.hooks = HOOKS;
     world.replicas = 2;
@@ -724,7 +742,7 @@ class OperationWorkflowTest {
         }
         if (MemberHooks.PRE_CREATE.equals(run.hook())) {
           members.add(run.ordinal());
-        } else {
+        } else if (MemberHooks.PRE_DELETE.equals(run.hook())) {
           members.remove(run.ordinal());
         }
       }

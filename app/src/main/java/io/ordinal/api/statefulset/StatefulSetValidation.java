@@ -25,6 +25,7 @@ import io.ordinal.kube.GoJson;
 import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.ParallelConcurrency;
 import io.ordinal.kube.ReservedOrdinals;
@@ -294,6 +295,16 @@ public final class StatefulSetValidation {
       if (concurrencyProblem != null) {
         errors.add(FieldError.invalid("metadata.annotations[" + ParallelConcurrency.ANNOTATION + "]", concurrency,
             concurrencyProblem));
+      }
+      String leaderLabel = meta.getAnnotations().get(LeaderLabel.ANNOTATION);
+      if (leaderLabel != null) {
+        String path = "metadata.annotations[" + LeaderLabel.ANNOTATION + "]";
+        String shape = LeaderLabel.problem(leaderLabel);
+        if (shape != null) {
+          errors.add(FieldError.invalid(path, leaderLabel, shape));
+        } else {
+          errors.addAll(ObjectMetaValidation.validateLabels(path, LeaderLabel.of(meta).orElseThrow().asLabels()));
+        }
       }
       String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
       if (driver != null && !drivers.available().contains(driver)) {
