@@ -8,10 +8,12 @@ import io.ordinal.driver.ExecRequest;
 import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.PodHostname;
+import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.MemberHooks;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
 import io.ordinal.store.EventRecorder;
+import io.ordinal.store.HookWaitStore;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.MemberStore;
 import io.ordinal.store.PodRow;
@@ -37,6 +39,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -53,18 +56,22 @@ public class HookActivitiesImpl implements HookActivities {
   private static final Duration HEARTBEAT_EVERY = Duration.ofSeconds(2);
   /** How often a running hook is checked for its exit: a few ms of a scale, not a heartbeat interval. */
   private static final Duration POLL = Duration.ofMillis(20);
+  /** How often an accepted hook's wait looks for its completion. */
+  private static final Duration WAIT_POLL = Duration.ofSeconds(1);
   private final StatefulSetStore sets;
   private final PodStore pods;
   private final MemberStore members;
+  private final HookWaitStore waits;
   private final EventRecorder events;
   private final DriverRegistry drivers;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
-  public HookActivitiesImpl(StatefulSetStore sets, PodStore pods, MemberStore members, EventRecorder events,
-      DriverRegistry drivers) {
+  public HookActivitiesImpl(StatefulSetStore sets, PodStore pods, MemberStore members, HookWaitStore waits,
+      EventRecorder events, DriverRegistry drivers) {
     this.sets = sets;
     this.pods = pods;
     this.members = members;
+    this.waits = waits;
     this.events = events;
     this.drivers = drivers;
   }
@@ -82,7 +89,27 @@ public class HookActivitiesImpl implements HookActivities {
       Map<String, String> env = environment(set, run);
       int attempt = Activity.getExecutionContext().getInfo().getAttempt();
       try {
-        output = hook.exec() != null ? exec(set, run, hook, env) : call(hook, env);
+        // A wait an earlier attempt recorded: the hook accepted then; it is not run again.
+        Optional<HookWaitStore.Wait> waiting = hook.completionDeadline() > 0
+            ? waits.find(key.namespace(), key.name(), run.podName(), run.hook()) : Optional.empty();
+        if (waiting.isPresent() && !waiting.get().completed() && waiting.get().deadline().isBefore(Instant.now())) {
+          // Left by an attempt that never came back (its last, cut short): this one starts afresh.
+          waits.forget(key.namespace(), key.name(), run.podName(), run.hook());
+          waiting = Optional.empty();
+        }
+        if (waiting.isEmpty()) {
+          Answer answer = hook.exec() != null ? exec(set, run, hook, env) : call(hook, env);
+          output = answer.output();
+          if (answer.accepted()) {
+            waiting = Optional.of(accept(set, run, hook, output));
+          }
+        }
+        if (waiting.isPresent()) {
+          output = awaitCompletion(run, waiting.get());
+          if (HookActivities.abandoned(output)) {
+            return output;
+          }
+        }
       } catch (HookFailedException e) {
         events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.WARNING,
             "MemberHookFailed", describe(run) + " failed (attempt " + attempt + "): " + e.getMessage());
@@ -102,6 +129,79 @@ public class HookActivitiesImpl implements HookActivities {
       members.leave(key.namespace(), key.name(), run.ordinal());
     }
     return output;
+  }
+
+  /** What a hook answered: its output, and whether it accepted to finish later. */
+  private record Answer(String output, boolean accepted) {}
+
+  /** The last line of an exec hook that accepted to finish later (an HTTP hook answers 202). */
+  public static final String ACCEPTED_LINE = "ordinal:accepted";
+
+  private HookWaitStore.Wait accept(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, String output)
+      throws HookFailedException {
+    SetKey key = run.set();
+    if (hook.completionDeadline() <= 0) {
+      throw new HookFailedException("answered accepted, but it has no completionDeadlineSeconds to wait for");
+    }
+    Instant deadline = Instant.now().plusSeconds(hook.completionDeadline());
+    waits.accept(key.namespace(), key.name(), run.podName(), run.hook(), deadline);
+    events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.NORMAL,
+        "MemberHookAccepted", describe(run) + " accepted; its completion is awaited until " + deadline
+            + (output.isBlank() ? "" : ": " + lastLine(output)));
+    return waits.find(key.namespace(), key.name(), run.podName(), run.hook()).orElseThrow();
+  }
+
+  /**
+   * Waits, heartbeating, for the member's report of an accepted hook's completion (the API writes it
+   * into the wait), its deadline, or a spec that no longer wants the hook (the member's ordinal back
+   * in the range before it left, out of it before it joined), which ends the wait: the operation plans
+   * again. The wait is forgotten however it ends, so a retry runs the hook again.
+   */
+  private String awaitCompletion(HookRun run, HookWaitStore.Wait accepted) throws HookFailedException {
+    SetKey key = run.set();
+    try {
+      while (true) {
+        Optional<HookWaitStore.Wait> wait = waits.find(key.namespace(), key.name(), run.podName(), run.hook());
+        Optional<StatefulSet> set = sets.get(key.namespace(), key.name());
+        // First: a completion reported for a member the set no longer sends away (an undo) is not acted on.
+        if (wait.isEmpty() || set.isEmpty() || !stillWanted(set.get(), run)) {
+          waits.forget(key.namespace(), key.name(), run.podName(), run.hook());
+          return HookActivities.ABANDONED;
+        }
+        if (wait.get().completed()) {
+          waits.forget(key.namespace(), key.name(), run.podName(), run.hook());
+          String message = Objects.requireNonNullElse(wait.get().message(), "");
+          if (!Boolean.TRUE.equals(wait.get().succeeded())) {
+            throw new HookFailedException("its member reported a failure" + (message.isBlank() ? "" : ": " + message));
+          }
+          return "completed" + (message.isBlank() ? "" : ": " + message);
+        }
+        if (Instant.now().isAfter(accepted.deadline())) {
+          waits.forget(key.namespace(), key.name(), run.podName(), run.hook());
+          throw new HookFailedException("its member reported no completion by " + accepted.deadline());
+        }
+        Activity.getExecutionContext().heartbeat("accepted at " + accepted.acceptedAt()
+            + "; waiting for its member's completion until " + accepted.deadline());
+        Thread.sleep(WAIT_POLL.toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new HookFailedException("interrupted");
+    }
+  }
+
+  /**
+   * Whether the set still asks for what the hook prepares: a member leaving whose ordinal is out of
+   * the range (or the set being deleted), one joining whose ordinal is in it. A pause changes neither.
+   */
+  private static boolean stillWanted(StatefulSet set, HookRun run) {
+    boolean deleting = set.getMetadata().getDeletionTimestamp() != null;
+    boolean inRange = StatefulSetFields.inOrdinalRange(set, run.ordinal());
+    return switch (run.hook()) {
+      case MemberHooks.PRE_DELETE -> deleting || !inRange;
+      case MemberHooks.PRE_CREATE -> !deleting && inRange;
+      default -> !deleting;
+    };
   }
 
   private static String describe(HookRun run) {
@@ -130,7 +230,7 @@ public class HookActivitiesImpl implements HookActivities {
     return env;
   }
 
-  private String exec(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, Map<String, String> env)
+  private Answer exec(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, Map<String, String> env)
       throws HookFailedException {
     PodRow target = target(run, hook.exec().target());
     DriverPod pod = DriverPod.of(target);
@@ -173,7 +273,8 @@ public class HookActivitiesImpl implements HookActivities {
       if (exit != 0) {
         throw new HookFailedException("exited " + exit + " in " + target.name() + output.tail());
       }
-      return "ran in " + target.name() + "/" + container + "\n" + output.text();
+      String text = output.text();
+      return new Answer("ran in " + target.name() + "/" + container + "\n" + text, ACCEPTED_LINE.equals(lastLine(text)));
     } catch (InterruptedException e) {
       process.kill();
       Thread.currentThread().interrupt();
@@ -209,7 +310,7 @@ public class HookActivitiesImpl implements HookActivities {
   }
 
   /** The HTTP hook, heartbeating while it waits: its timeout may be longer than the heartbeat timeout. */
-  private String call(MemberHookSpec.Hook hook, Map<String, String> env) throws HookFailedException {
+  private Answer call(MemberHookSpec.Hook hook, Map<String, String> env) throws HookFailedException {
     MemberHookSpec.Http target = hook.http();
     String call = target.verb() + " " + target.url();
     CompletableFuture<HttpResponse<String>> pending = http.sendAsync(HttpRequest.newBuilder(URI.create(target.url()))
@@ -232,7 +333,7 @@ public class HookActivitiesImpl implements HookActivities {
         throw new HookFailedException(call + " answered " + response.statusCode()
             + (body.isBlank() ? "" : ": " + lastLine(body)));
       }
-      return body;
+      return new Answer(body, response.statusCode() == 202);
     } catch (ExecutionException e) {
       throw new HookFailedException(call + (e.getCause() instanceof HttpTimeoutException
           ? ": timed out after " + hook.timeout() + "s" : ": " + e.getCause()));

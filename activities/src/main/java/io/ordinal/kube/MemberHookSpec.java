@@ -26,9 +26,12 @@ import java.util.Optional;
  *     pod: AnyOtherMember    # the lowest Running and Ready member but this one (default; for the last
  *                            # member's preDelete, itself); Self; or a pod name
  *     container: etcd        # default: the pod's first container
- *   timeoutSeconds: 60       # one attempt (default 60)
+ *   timeoutSeconds: 60       # one attempt's answer (default 60)
  *   maxAttempts: 3           # then the hook has failed and membership changes are held (default 3)
  *   backoffSeconds: 2        # before the first retry, doubled each time (default 2)
+ *   completionDeadlineSeconds: 3600  # the hook may answer "accepted" (HTTP 202, or an exec whose last
+ *                            # line is ordinal:accepted); the member reports its completion through
+ *                            # POST .../statefulsets/NAME/rollout/complete within this (default: may not)
  * preDelete:                 # before the pod of a condemned member is deleted (scale down, set deletion)
  *   http: {url: 'http://.../leave', method: POST}
  * preUpdate:                 # before a member's pod is replaced by a rolling update: hand leadership away
@@ -43,14 +46,20 @@ public record MemberHookSpec(Hook preCreate, Hook preDelete, Hook preUpdate) {
       .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build();
 
   @JsonIgnoreProperties(ignoreUnknown = false)
-  public record Hook(Exec exec, Http http, Integer timeoutSeconds, Integer maxAttempts, Integer backoffSeconds) {
+  public record Hook(Exec exec, Http http, Integer timeoutSeconds, Integer maxAttempts, Integer backoffSeconds,
+      Integer completionDeadlineSeconds) {
     public int timeout() {
       return timeoutSeconds == null ? 60 : timeoutSeconds;
     }
 
+    /** How long an attempt that answered "accepted" waits for its member's completion; 0 when it may not. */
+    public int completionDeadline() {
+      return completionDeadlineSeconds == null ? 0 : completionDeadlineSeconds;
+    }
+
     MemberHooks.Timing timing() {
       return new MemberHooks.Timing(timeout(), maxAttempts == null ? 3 : maxAttempts,
-          backoffSeconds == null ? 2 : backoffSeconds);
+          backoffSeconds == null ? 2 : backoffSeconds, completionDeadline());
     }
   }
 
@@ -104,7 +113,8 @@ public record MemberHookSpec(Hook preCreate, Hook preDelete, Hook preUpdate) {
       spec = READER.readValue(text, MemberHookSpec.class);
     } catch (UnrecognizedPropertyException e) {
       out.add(new String[] {base, "unknown field \"" + e.getPropertyName() + "\"; a hook has preCreate, preDelete and preUpdate,"
-          + " each with exec (command, pod, container) or http (url, method), timeoutSeconds, maxAttempts, backoffSeconds"});
+          + " each with exec (command, pod, container) or http (url, method), timeoutSeconds, maxAttempts, backoffSeconds,"
+          + " completionDeadlineSeconds"});
       return out;
     } catch (JsonProcessingException e) {
       out.add(new String[] {base, "not valid YAML or JSON for member hooks: " + e.getOriginalMessage()});
@@ -149,6 +159,7 @@ public record MemberHookSpec(Hook preCreate, Hook preDelete, Hook preUpdate) {
     range(out, path + ".timeoutSeconds", hook.timeoutSeconds, 1, 86_400);
     range(out, path + ".maxAttempts", hook.maxAttempts, 1, 1_000);
     range(out, path + ".backoffSeconds", hook.backoffSeconds, 0, 3_600);
+    range(out, path + ".completionDeadlineSeconds", hook.completionDeadlineSeconds, 1, 7 * 86_400);
   }
 
   private static void range(List<String[]> out, String path, Integer value, int min, int max) {

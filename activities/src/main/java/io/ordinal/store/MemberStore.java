@@ -47,8 +47,10 @@ public class MemberStore {
     update("DELETE FROM set_members WHERE namespace = ? AND set_name = ? AND ordinal = ?", namespace, setName, ordinal);
   }
 
+  /** The set is gone: its members, and the hooks of theirs still waited on. */
   public void forget(String namespace, String setName) {
     update("DELETE FROM set_members WHERE namespace = ? AND set_name = ?", namespace, setName);
+    update("DELETE FROM member_hook_waits WHERE namespace = ? AND set_name = ?", namespace, setName);
   }
 
   /** Runs {@code sql} with {@code parameters}, the namespace and the set's name first. */

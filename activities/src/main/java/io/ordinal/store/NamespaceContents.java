@@ -24,7 +24,7 @@ public class NamespaceContents {
   /** The tables of rows only, deleted with the namespace. */
   public static final List<String> DELETED_WITH_THE_NAMESPACE = List.of("controller_revisions", "events", "roles",
       "role_bindings", "config_maps", "secrets", "service_accounts", "services", "service_cluster_ips", "endpoint_slices",
-      "pod_addresses", "set_members", "controller_outbox");
+      "pod_addresses", "set_members", "member_hook_waits", "controller_outbox");
   /**
    * Every table with a namespace column, but the watch log (history: the deletions are written to it)
    * and the cluster-scoped RBAC tables (namespace '', never a namespace's name). NamespaceDeletionIT

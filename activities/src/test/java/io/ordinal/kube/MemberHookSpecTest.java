@@ -63,7 +63,9 @@ class MemberHookSpecTest {
         Arguments.of("preDelete: {http: {url: 'ftp://a/b'}}", BASE + ".preDelete.http.url", "http or https URL"),
         Arguments.of("preDelete: {exec: {command: [x]}, timeoutSeconds: 0}", BASE + ".preDelete.timeoutSeconds", "between 1"),
         Arguments.of("preDelete: {exec: {command: [x]}, maxAttempts: 0}", BASE + ".preDelete.maxAttempts", "between 1"),
-        Arguments.of("preDelete: {exec: {command: [x]}, backoffSeconds: -1}", BASE + ".preDelete.backoffSeconds", "between 0"));
+        Arguments.of("preDelete: {exec: {command: [x]}, backoffSeconds: -1}", BASE + ".preDelete.backoffSeconds", "between 0"),
+        Arguments.of("preDelete: {exec: {command: [x]}, completionDeadlineSeconds: 0}",
+            BASE + ".preDelete.completionDeadlineSeconds", "between 1"));
   }
 
   @ParameterizedTest(name = "{0}")

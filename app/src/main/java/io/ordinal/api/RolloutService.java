@@ -11,6 +11,7 @@ import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
+import io.ordinal.store.HookWaitStore;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.RevisionStore;
 import jakarta.inject.Singleton;
@@ -29,11 +30,13 @@ public class RolloutService {
   private final StatefulSetService sets;
   private final RevisionStore revisions;
   private final EventRecorder events;
+  private final HookWaitStore hookWaits;
 
-  public RolloutService(StatefulSetService sets, RevisionStore revisions, EventRecorder events) {
+  public RolloutService(StatefulSetService sets, RevisionStore revisions, EventRecorder events, HookWaitStore hookWaits) {
     this.sets = sets;
     this.revisions = revisions;
     this.events = events;
+    this.hookWaits = hookWaits;
   }
 
   /** One entry of {@code rollout history}. */
@@ -43,6 +46,36 @@ public class RolloutService {
 
   /** Body of {@code POST undo}; without toRevision (or 0) the previous revision. */
   public record UndoRequest(Long toRevision) {}
+
+  /**
+   * Body of {@code POST complete}: the member whose asynchronous hook finished, whether it succeeded
+   * (default true), and what it says (in the hook's result and event).
+   */
+  public record HookCompletion(String member, Boolean succeeded, String message) {}
+
+  /** What {@code POST complete} completed. */
+  public record CompletedHook(String member, String hook, boolean succeeded, String message) {}
+
+  /**
+   * Reports the completion of the asynchronous membership hook a member's operation waits for
+   * ({@code completionDeadlineSeconds}): the waiting hook takes it within a second.
+   */
+  public CompletedHook completeHook(String namespace, String name, HookCompletion completion) {
+    sets.get(namespace, name); // 404 for no set
+    if (completion == null || completion.member() == null || completion.member().isBlank()) {
+      throw ApiException.invalid(StatefulSetService.GROUP, "HookCompletion", name,
+          List.of(FieldError.required("member", "the pod whose hook finished")));
+    }
+    boolean succeeded = completion.succeeded() == null || completion.succeeded();
+    String message = completion.message() == null ? "" : completion.message();
+    HookWaitStore.Wait waiting = hookWaits.pending(namespace, name, completion.member()).orElseThrow(() ->
+        ApiException.of(404, "NotFound", "no hook of member " + completion.member() + " of statefulset " + name
+            + " waits for its completion"));
+    if (!hookWaits.complete(namespace, name, completion.member(), succeeded, message)) {
+      throw ApiException.of(409, "Conflict", "the hook of member " + completion.member() + " stopped waiting meanwhile");
+    }
+    return new CompletedHook(completion.member(), waiting.hook(), succeeded, message);
+  }
 
   public StatefulSet pause(String namespace, String name, WriteOptions options) {
     requireRollingUpdate(sets.get(namespace, name), "pause");

@@ -110,6 +110,16 @@ public class StatefulSetApi {
     return KubeCodec.ok(request, rollouts.undo(namespace, name, undo, WriteOptions.of(request)));
   }
 
+  @Post(value = SET + "/rollout/complete", consumes = {MediaType.APPLICATION_JSON, KubeCodec.YAML}, produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
+  @Operation(summary = "Report that a member's asynchronous membership hook finished ({\"member\": pod, \"succeeded\": true, \"message\": ...}); the waiting operation goes on")
+  @RequestBody(content = @Content(schema = @Schema(implementation = RolloutService.HookCompletion.class)))
+  @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = RolloutService.CompletedHook.class)))
+  public HttpResponse<String> completeHook(HttpRequest<?> request, String namespace, String name, @Body @Nullable String body) {
+    RolloutService.HookCompletion completion = body == null || body.isBlank() ? null
+        : KubeCodec.read(request, body, RolloutService.HookCompletion.class);
+    return KubeCodec.ok(request, rollouts.completeHook(namespace, name, completion));
+  }
+
   @Get(value = SET + "/scale", produces = {MediaType.APPLICATION_JSON, KubeCodec.YAML})
   @Operation(summary = "Read the scale subresource")
   @ApiResponse(responseCode = "200", content = @Content(schema = @Schema(implementation = Scale.class)))

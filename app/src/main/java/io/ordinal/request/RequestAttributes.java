@@ -12,7 +12,8 @@ import java.util.Set;
  * @param resourceRequest false for discovery, OpenAPI, health and other paths outside
  *     {@code /api/v1/...} and {@code /apis/{group}/{version}/...}
  * @param verb get, list, watch, create, update, patch, delete, deletecollection; pause, resume,
- *     restart or undo for Ordinal's rollout actions (subresource rollout); for a non-resource
+ *     restart, undo or complete (a member's asynchronous hook) for Ordinal's rollout actions
+ *     (subresource rollout); for a non-resource
  *     request the lower-case HTTP method
  */
 public record RequestAttributes(boolean resourceRequest, String verb, String path, String apiGroup, String apiVersion,
@@ -24,7 +25,7 @@ public record RequestAttributes(boolean resourceRequest, String verb, String pat
    * Adopt and release (taking a cluster's apps/v1 set over, handing it back) are granted by no
    * default role but cluster-admin.
    */
-  private static final Set<String> ROLLOUT_ACTIONS = Set.of("pause", "resume", "restart", "undo", "adopt", "release");
+  private static final Set<String> ROLLOUT_ACTIONS = Set.of("pause", "resume", "restart", "undo", "complete", "adopt", "release");
 
   private static final String ATTRIBUTE = "ordinal.requestAttributes";
 

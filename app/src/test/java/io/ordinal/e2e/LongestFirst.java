@@ -29,7 +29,7 @@ public class LongestFirst implements ClassOrderer {
       // ApiFuzzIT and ServicesIT as measured beside one other class (they came after that run).
       Map.entry("ApiFuzzIT", 146), Map.entry("ServicesIT", 60), Map.entry("ConfigAndSecretsIT", 10),
       Map.entry("HelmIT", 60), Map.entry("LocalServicesIT", 60), Map.entry("WebUiCodecIT", 45),
-      Map.entry("ConfigVolumesIT", 60), Map.entry("ReservedOrdinalsIT", 97), Map.entry("ParallelConcurrencyIT", 15), Map.entry("RolesIT", 15),
+      Map.entry("ConfigVolumesIT", 60), Map.entry("ReservedOrdinalsIT", 97), Map.entry("ParallelConcurrencyIT", 15), Map.entry("RolesIT", 35), Map.entry("AsyncHooksIT", 63),
       Map.entry("FaultInjectionIT", 120), Map.entry("LocalDriverIT", 118), Map.entry("MultiInstanceIT", 95),
       Map.entry("LauncherFallbackIT", 91), Map.entry("TwoInstallationsIT", 120), Map.entry("SecurityIT", 88), Map.entry("SideBySideIT", 76),
       Map.entry("LargeSetIT", 75), Map.entry("FanOutBenchmarkIT", 73), Map.entry("WebUiScreenshotsIT", 65),

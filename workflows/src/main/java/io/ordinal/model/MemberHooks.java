@@ -21,8 +21,14 @@ public record MemberHooks(Timing preCreate, Timing preDelete, Timing preUpdate) 
    * @param timeoutSeconds one attempt's limit
    * @param maxAttempts attempts before the hook counts as failed (and membership changes are held)
    * @param backoffSeconds the wait before the first retry, doubled for each next one
+   * @param completionDeadlineSeconds how long an attempt that answered "accepted" waits for its member's
+   *     completion report; 0 for a hook that must finish in its answer (and in histories before it existed)
    */
-  public record Timing(int timeoutSeconds, int maxAttempts, int backoffSeconds) {}
+  public record Timing(int timeoutSeconds, int maxAttempts, int backoffSeconds, int completionDeadlineSeconds) {
+    public Timing(int timeoutSeconds, int maxAttempts, int backoffSeconds) {
+      this(timeoutSeconds, maxAttempts, backoffSeconds, 0);
+    }
+  }
 
   public boolean any() {
     return preCreate != null || preDelete != null || preUpdate != null;

@@ -85,7 +85,8 @@ final class ActivityStubs {
   static HookActivities hooks(MemberHooks.Timing timing, String node) {
     return Workflow.newActivityStub(HookActivities.class, ActivityOptions.newBuilder()
         .setTaskQueue(node == null ? StatefulSetControllerWorkflow.TASK_QUEUE : StatefulSetControllerWorkflow.nodeTaskQueue(node))
-        .setStartToCloseTimeout(Duration.ofSeconds(timing.timeoutSeconds() + 30L))
+        // An attempt's answer, then the wait for an asynchronous hook's completion (0 for others).
+        .setStartToCloseTimeout(Duration.ofSeconds(timing.timeoutSeconds() + timing.completionDeadlineSeconds() + 30L))
         .setHeartbeatTimeout(HOOK_HEARTBEAT)
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofSeconds(Math.max(1, timing.backoffSeconds())))

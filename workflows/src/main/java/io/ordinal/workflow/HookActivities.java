@@ -20,6 +20,16 @@ public interface HookActivities {
   @ActivityMethod
   String runHook(HookRun run);
 
-  /** @param reason {@code ScaleUp}, {@code ScaleDown} or {@code Delete}, passed to the hook */
+  /**
+   * The result of a hook whose wait for an asynchronous completion was ended by a spec that no longer
+   * wants it: the pod action that depended on it is not taken, and the operation plans again.
+   */
+  String ABANDONED = "abandoned: the set no longer asks for it";
+
+  static boolean abandoned(String output) {
+    return output != null && output.startsWith(ABANDONED);
+  }
+
+  /** @param reason {@code ScaleUp}, {@code ScaleDown}, {@code Reserved}, {@code Update} or {@code Delete}, passed to the hook */
   record HookRun(SetKey set, String hook, int ordinal, String podName, String reason) {}
 }

@@ -265,16 +265,17 @@ public class OperationWorkflowImpl implements OperationWorkflow {
 
   /**
    * Runs a membership hook; true when it succeeded. When it fails for good, membership changes are
-   * held until the set is resumed and the pod action that depended on it is not taken.
+   * held until the set is resumed and the pod action that depended on it is not taken; nor is it when
+   * a spec that no longer wants an asynchronous hook ended its wait (a scale undone meanwhile).
    */
   private boolean runHook(SetSnapshot set, Action.RunHook hook) {
     SetKey key = input.key();
     state.waitingFor = hook.hook() + " hook of " + hook.podName() + " (" + hook.reason() + ")";
     Workflow.setCurrentDetails("running the " + state.waitingFor);
     try {
-      ActivityStubs.hooks(set.hooks().timing(hook.hook()), steps.node()).runHook(
+      String output = ActivityStubs.hooks(set.hooks().timing(hook.hook()), steps.node()).runHook(
           new HookActivities.HookRun(key, hook.hook(), hook.ordinal(), hook.podName(), hook.reason()));
-      return true;
+      return !HookActivities.abandoned(output);
     } catch (ActivityFailure failure) {
       Throwable cause = failure.getCause() == null ? failure : failure.getCause();
       steps.set.holdForFailedHook(new HookFailure(key, hook.hook(), hook.podName(), cause.getMessage()));

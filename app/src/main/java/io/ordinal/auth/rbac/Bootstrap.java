@@ -31,7 +31,7 @@ public final class Bootstrap {
   static final List<String> READ_WRITE = List.of("create", "delete", "deletecollection", "get", "list", "patch",
       "update", "watch");
   /** Ordinal's rollout actions that change a set (see RequestAttributes). */
-  public static final List<String> ROLLOUT_ACTIONS = List.of("pause", "restart", "resume", "undo");
+  public static final List<String> ROLLOUT_ACTIONS = List.of("complete", "pause", "restart", "resume", "undo");
 
   /** cluster-admin's rules: every resource and every path, every verb. */
   public static final List<PolicyRule> FULL_AUTHORITY = List.of(
