@@ -301,6 +301,18 @@ final class Api {
     throw new AssertionError("the watch log kept moving past the version its 410 named");
   }
 
+  /** What the running pod has printed, once it has printed something (up to 30 s). */
+  String awaitLog(String namespace, String pod) {
+    for (int i = 0; i < 300; i++) {
+      Reply log = get(Paths.pod(namespace, pod) + "/log");
+      if (log.code() == 200 && !log.body().isBlank()) {
+        return log.body().trim();
+      }
+      sleep(100);
+    }
+    throw new AssertionError(pod + " printed nothing");
+  }
+
   static void sleep(long millis) {
     try {
       Thread.sleep(millis);

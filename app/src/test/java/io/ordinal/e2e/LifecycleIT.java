@@ -301,14 +301,11 @@ class LifecycleIT {
 
   @Test
   void aDeletedClaimStaysWhileItsPodRunsThenGoesWithItsDataAndTheNextPodGetsANewOne(@Namespace String ns) {
-    // Each pod writes a random id to its volume unless one is there, and prints it.
-    ObjectNode set = Manifests.commandSet("vol", 1, "/bin/sh", "-c",
-        "[ -f /usr/share/nginx/html/id ] || od -An -N8 -tx8 /dev/urandom > /usr/share/nginx/html/id; "
-            + "cat /usr/share/nginx/html/id; exec sleep 600");
+    ObjectNode set = Manifests.volumeIdSet("vol", 1);
     api.createSet(ns, set);
     api.awaitConverged(ns, "vol", 1, TIMEOUT);
     Path volume = service.dataDir.resolve("local/volumes/" + ns + "/www-vol-0");
-    String first = awaitLog(ns);
+    String first = api.awaitLog(ns, "vol-0");
     JsonNode claimBefore = claim(ns, "www-vol-0");
 
     JsonNode deleting = api.delete(Paths.core(ns, "persistentvolumeclaims/www-vol-0")).json();
@@ -325,7 +322,7 @@ class LifecycleIT {
     JsonNode claimAfter = claim(ns, "www-vol-0");
     assertNotEquals(claimBefore.at("/metadata/uid").asText(), claimAfter.at("/metadata/uid").asText());
     assertTrue(claimAfter.at("/metadata/deletionTimestamp").isMissingNode());
-    String second = awaitLog(ns);
+    String second = api.awaitLog(ns, "vol-0");
     assertNotEquals(first, second, "the new claim is empty: the pod wrote a new id");
 
     // No pod uses it (scaled away): deleted at once, with its data.
@@ -363,18 +360,6 @@ class LifecycleIT {
       }
     }
     assertEquals(List.of("VolumeResizeSuccessful", "VolumeSizeNotEnforced"), reasons);
-  }
-
-  /** The id the running vol-0 printed. */
-  private static String awaitLog(String ns) {
-    for (int i = 0; i < 300; i++) {
-      Api.Reply log = api.get(Paths.pod(ns, "vol-0") + "/log");
-      if (log.code() == 200 && !log.body().isBlank()) {
-        return log.body().trim();
-      }
-      Api.sleep(100);
-    }
-    throw new AssertionError("vol-0 printed no id");
   }
 
   private static JsonNode claim(String ns, String name) {

@@ -60,6 +60,13 @@ final class Manifests {
     return set;
   }
 
+  /** A local set each of whose pods writes a random id to its volume unless one is there, and prints it. */
+  static ObjectNode volumeIdSet(String name, int replicas) {
+    return commandSet(name, replicas, "/bin/sh", "-c",
+        "[ -f /usr/share/nginx/html/id ] || od -An -N8 -tx8 /dev/urandom > /usr/share/nginx/html/id; "
+            + "cat /usr/share/nginx/html/id; exec sleep 600");
+  }
+
   /** A JSON patch that replaces the image of a set's first container. */
   static String imagePatch(String image) {
     return "[{\"op\":\"replace\",\"path\":\"/spec/template/spec/containers/0/image\",\"value\":\"" + image + "\"}]";

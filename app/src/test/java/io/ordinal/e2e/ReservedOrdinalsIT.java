@@ -28,13 +28,10 @@ class ReservedOrdinalsIT {
 
   @Test
   void aReservedMemberIsReplacedByTheNextFreeOrdinalAndComesBackWithItsDataWhenUnreserved(@Namespace String ns) {
-    // Each pod writes a random id to its volume unless one is there, and prints it.
-    ObjectNode set = Manifests.commandSet("vol", 3, "/bin/sh", "-c",
-        "[ -f /usr/share/nginx/html/id ] || od -An -N8 -tx8 /dev/urandom > /usr/share/nginx/html/id; "
-            + "cat /usr/share/nginx/html/id; exec sleep 600");
+    ObjectNode set = Manifests.volumeIdSet("vol", 3);
     api.createSet(ns, set);
     api.awaitConverged(ns, "vol", 3, TIMEOUT);
-    String id = awaitLog(ns, "vol-1");
+    String id = api.awaitLog(ns, "vol-1");
     long generation = api.set(ns, "vol").at("/metadata/generation").asLong();
 
     reserve(ns, "vol", "1");
@@ -50,7 +47,7 @@ class ReservedOrdinalsIT {
 
     reserve(ns, "vol", null);
     awaitPods(ns, "vol", List.of("vol-0", "vol-1", "vol-2"));
-    assertEquals(id, awaitLog(ns, "vol-1"), "vol-1 came back with its volume");
+    assertEquals(id, api.awaitLog(ns, "vol-1"), "vol-1 came back with its volume");
     operations = api.podOperations(ns);
     assertTrue(operations.lastIndexOf("+vol-1") < operations.indexOf("-vol-3"), operations.toString());
   }
@@ -154,17 +151,5 @@ class ReservedOrdinalsIT {
       }
     }
     return false;
-  }
-
-  /** What the running pod printed first (its id). */
-  static String awaitLog(String ns, String pod) {
-    for (int i = 0; i < 300; i++) {
-      Api.Reply log = api.get(Paths.pod(ns, pod) + "/log");
-      if (log.code() == 200 && !log.body().isBlank()) {
-        return log.body().trim();
-      }
-      Api.sleep(100);
-    }
-    throw new AssertionError("no log from " + pod);
   }
 }
