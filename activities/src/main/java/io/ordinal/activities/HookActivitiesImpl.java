@@ -100,7 +100,8 @@ public class HookActivitiesImpl implements HookActivities {
         if (waiting.isEmpty()) {
           Answer answer = hook.exec() != null ? exec(set, run, hook, env) : call(hook, env);
           output = answer.output();
-          if (answer.accepted()) {
+          // Without a completion deadline a 202 is a success like any 2xx, as before there were waits.
+          if (answer.accepted() && hook.completionDeadline() > 0) {
             waiting = Optional.of(accept(set, run, hook, output));
           }
         }
@@ -137,12 +138,8 @@ public class HookActivitiesImpl implements HookActivities {
   /** The last line of an exec hook that accepted to finish later (an HTTP hook answers 202). */
   public static final String ACCEPTED_LINE = "ordinal:accepted";
 
-  private HookWaitStore.Wait accept(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, String output)
-      throws HookFailedException {
+  private HookWaitStore.Wait accept(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, String output) {
     SetKey key = run.set();
-    if (hook.completionDeadline() <= 0) {
-      throw new HookFailedException("answered accepted, but it has no completionDeadlineSeconds to wait for");
-    }
     Instant deadline = Instant.now().plusSeconds(hook.completionDeadline());
     waits.accept(key.namespace(), key.name(), run.podName(), run.hook(), deadline);
     events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.NORMAL,

@@ -414,9 +414,10 @@ public final class Planner {
       if (set.heldHook() != null) {
         return Optional.of(new Plan(List.of(), false, 0, "the set to be resumed (" + set.heldHook() + ")"));
       }
-      return Optional.of(new Plan(List.of(new Action.RunHook(MemberHooks.PRE_UPDATE, next.ordinal(), next.name(), "Update"),
-          new Action.DeletePod(next.ordinal(), next.name(), "update to revision " + set.updateRevision())), false, 0,
-          "updated pods to become available"));
+      List<Action> handOverThenReplace = List.of(
+          new Action.RunHook(MemberHooks.PRE_UPDATE, next.ordinal(), next.name(), "Update"),
+          new Action.DeletePod(next.ordinal(), next.name(), "update to revision " + set.updateRevision()));
+      return Optional.of(new Plan(handOverThenReplace, false, 0, "updated pods to become available"));
     }
     List<Action> deletions = new ArrayList<>();
     for (PodSnapshot pod : outdated.subList(0, Math.min(budget, outdated.size()))) {
