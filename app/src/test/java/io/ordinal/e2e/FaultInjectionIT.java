@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.driver.ProcStat;
 import io.ordinal.driver.Signals;
+import io.ordinal.model.OrdinalRange;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -128,18 +129,37 @@ class FaultInjectionIT {
     }
   }
 
-  /** A scale or a template change of a random set; refused or failed writes (an outage) are fine. */
+  /** Spec changes made so far; whether ordinal 1 of the reclaiming set was last reserved. */
+  int changes;
+  boolean reservedLast;
+
+  /**
+   * A scale or a template change of a random set, or ordinal 1 of the reclaiming set reserved or
+   * given back; refused or failed writes (an outage) are fine.
+   */
   void changeSpec() {
-    String name = randomSet();
+    int kind = changes++ % 3; // in turn, so that even the suite's short trial reserves and gives back
+    String name = kind == 2 ? RECLAIMING_SET : randomSet();
     String path = Paths.set(NS, name);
+    if (kind == 2) {
+      reservedLast = !reservedLast;
+    }
+    boolean reserve = reservedLast;
     try {
-      boolean scale = random.nextBoolean();
-      String patch = scale ? "{\"spec\":{\"replicas\":" + (1 + random.nextInt(5)) + "}}"
-          : "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"release\":\"" + random.nextInt(1_000_000) + "\"}}}}}";
+      String patch = switch (kind) {
+        case 0 -> "{\"spec\":{\"replicas\":" + (1 + random.nextInt(5)) + "}}";
+        case 1 -> "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"release\":\"" + random.nextInt(1_000_000) + "\"}}}}}";
+        default -> "{\"metadata\":{\"annotations\":{\"ordinal.io/reserved-ordinals\":" + (reserve ? "\"1\"" : "null") + "}}}";
+      };
       Api.Reply reply = api.patch(path, "application/merge-patch+json", patch);
       int code = reply.code();
       expectNoInternalError(reply, "PATCH " + path);
-      count(code == 200 ? (scale ? "scale" : "rollout (template change)") : "write answered " + code + " (outage)");
+      String change = switch (kind) {
+        case 0 -> "scale";
+        case 1 -> "rollout (template change)";
+        default -> reserve ? "ordinal reserved" : "reservation lifted";
+      };
+      count(code == 200 ? change : "write answered " + code + " (outage)");
     } catch (IllegalStateException e) {
       count("write refused during an outage");
     }
@@ -257,8 +277,10 @@ class FaultInjectionIT {
           && s.path("currentRevision").asText().equals(s.path("updateRevision").asText());
     });
     List<JsonNode> pods = api.pods(NS, "app=" + name);
-    if (pods.size() != wanted) {
-      violations.add(name + ": status says converged at " + wanted + " but there are " + pods.size() + " pods");
+    List<String> names = pods.stream().map(p -> p.at("/metadata/name").asText()).sorted().toList();
+    List<String> expected = ordinals(name).stream().map(o -> name + "-" + o).sorted().toList();
+    if (!names.equals(expected)) {
+      violations.add(name + ": status says converged at " + wanted + " but its pods are " + names + ", not " + expected);
     }
     String revision = set.at("/status/updateRevision").asText();
     for (JsonNode pod : pods) {
@@ -266,6 +288,14 @@ class FaultInjectionIT {
         violations.add(name + ": " + pod.at("/metadata/name").asText() + " not on the update revision after convergence");
       }
     }
+  }
+
+  /** The ordinals the stored spec of set {@code name} asks for: its replicas, less its reserved ordinals. */
+  List<Integer> ordinals(String name) {
+    JsonNode set = api.set(NS, name);
+    String reserved = set.at("/metadata/annotations/ordinal.io~1reserved-ordinals").asText("");
+    List<Integer> reservedOrdinals = reserved.isEmpty() ? List.of() : List.of(Integer.parseInt(reserved));
+    return new OrdinalRange(0, set.at("/spec/replicas").asInt(), reservedOrdinals).ordinals();
   }
 
   /**
@@ -413,8 +443,8 @@ class FaultInjectionIT {
       for (String set : sets) {
         int replicas = api.set(NS, set).at("/spec/replicas").asInt();
         Set<String> expected = new TreeSet<>();
-        for (int i = 0; i < replicas; i++) {
-          expected.add("www-" + set + "-" + i);
+        for (int ordinal : ordinals(set)) {
+          expected.add("www-" + set + "-" + ordinal);
         }
         Set<String> actual = new TreeSet<>(claims.stream().filter(c -> c.startsWith("www-" + set + "-")).toList());
         if (set.equals(RECLAIMING_SET) ? !actual.equals(expected) : !actual.containsAll(expected)) {
