@@ -89,20 +89,20 @@ public class HookActivitiesImpl implements HookActivities {
       Map<String, String> env = environment(set, run);
       int attempt = Activity.getExecutionContext().getInfo().getAttempt();
       try {
-        // A wait an earlier attempt recorded: the hook accepted then; it is not run again.
-        Optional<HookWaitStore.Wait> waiting = hook.completionDeadline() > 0
-            ? waits.find(key.namespace(), key.name(), run.podName(), run.hook()) : Optional.empty();
-        if (waiting.isPresent() && !waiting.get().completed() && waiting.get().deadline().isBefore(Instant.now())) {
-          // Left by an attempt that never came back (its last, cut short): this one starts afresh.
-          waits.forget(key.namespace(), key.name(), run.podName(), run.hook());
-          waiting = Optional.empty();
-        }
+        // A wait an earlier attempt of this operation recorded: the hook accepted then; it is not run
+        // again (and a completion reported meanwhile is taken). One another operation left is not
+        // this one's: the hook runs, and its acceptance replaces it.
+        String operation = Activity.getExecutionContext().getInfo().getWorkflowId();
+        Optional<HookWaitStore.Wait> waiting = hook.completionDeadline() <= 0 ? Optional.empty()
+            : waits.find(key.namespace(), key.name(), run.podName(), run.hook())
+                .filter(wait -> wait.workflowId().equals(operation))
+                .filter(wait -> wait.completed() || wait.deadline().isAfter(Instant.now()));
         if (waiting.isEmpty()) {
           Answer answer = hook.exec() != null ? exec(set, run, hook, env) : call(hook, env);
           output = answer.output();
           // Without a completion deadline a 202 is a success like any 2xx, as before there were waits.
           if (answer.accepted() && hook.completionDeadline() > 0) {
-            waiting = Optional.of(accept(set, run, hook, output));
+            waiting = Optional.of(accept(set, run, hook, operation, output));
           }
         }
         if (waiting.isPresent()) {
@@ -135,13 +135,17 @@ public class HookActivitiesImpl implements HookActivities {
   /** What a hook answered: its output, and whether it accepted to finish later. */
   private record Answer(String output, boolean accepted) {}
 
-  /** The last line of an exec hook that accepted to finish later (an HTTP hook answers 202). */
+  /**
+   * A line of its output by which an exec hook accepts to finish later (an HTTP hook answers 202);
+   * any line of the first 16 KiB, stdout or stderr, since the two are read apart.
+   */
   public static final String ACCEPTED_LINE = "ordinal:accepted";
 
-  private HookWaitStore.Wait accept(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, String output) {
+  private HookWaitStore.Wait accept(StatefulSet set, HookRun run, MemberHookSpec.Hook hook, String operation,
+      String output) {
     SetKey key = run.set();
     Instant deadline = Instant.now().plusSeconds(hook.completionDeadline());
-    waits.accept(key.namespace(), key.name(), run.podName(), run.hook(), deadline);
+    waits.accept(key.namespace(), key.name(), run.podName(), run.hook(), operation, deadline);
     events.record(key.namespace(), "StatefulSet", key.name(), set.getMetadata().getUid(), EventRecorder.NORMAL,
         "MemberHookAccepted", describe(run) + " accepted; its completion is awaited until " + deadline
             + (output.isBlank() ? "" : ": " + lastLine(output)));
@@ -152,7 +156,7 @@ public class HookActivitiesImpl implements HookActivities {
    * Waits, heartbeating, for the member's report of an accepted hook's completion (the API writes it
    * into the wait), its deadline, or a spec that no longer wants the hook (the member's ordinal back
    * in the range before it left, out of it before it joined), which ends the wait: the operation plans
-   * again. The wait is forgotten however it ends, so a retry runs the hook again.
+   * again. A wait that ends without a completion is forgotten, so a retry runs the hook again.
    */
   private String awaitCompletion(HookRun run, HookWaitStore.Wait accepted) throws HookFailedException {
     SetKey key = run.set();
@@ -166,9 +170,10 @@ public class HookActivitiesImpl implements HookActivities {
           return HookActivities.ABANDONED;
         }
         if (wait.get().completed()) {
-          waits.forget(key.namespace(), key.name(), run.podName(), run.hook());
+          // Kept, so that an attempt after a crash right here takes it again instead of running the hook.
           String message = Objects.requireNonNullElse(wait.get().message(), "");
           if (!Boolean.TRUE.equals(wait.get().succeeded())) {
+            waits.forget(key.namespace(), key.name(), run.podName(), run.hook()); // a retry runs the hook again
             throw new HookFailedException("its member reported a failure" + (message.isBlank() ? "" : ": " + message));
           }
           return "completed" + (message.isBlank() ? "" : ": " + message);
@@ -271,7 +276,8 @@ public class HookActivitiesImpl implements HookActivities {
         throw new HookFailedException("exited " + exit + " in " + target.name() + output.tail());
       }
       String text = output.text();
-      return new Answer("ran in " + target.name() + "/" + container + "\n" + text, ACCEPTED_LINE.equals(lastLine(text)));
+      return new Answer("ran in " + target.name() + "/" + container + "\n" + text,
+          text.lines().anyMatch(line -> line.strip().equals(ACCEPTED_LINE)));
     } catch (InterruptedException e) {
       process.kill();
       Thread.currentThread().interrupt();
@@ -298,8 +304,9 @@ public class HookActivitiesImpl implements HookActivities {
         .filter(row -> row.ordinal() != run.ordinal() && !row.terminating() && row.ready()
             && PodSnapshot.RUNNING.equals(row.phase()))
         .min(Comparator.comparingInt(PodRow::ordinal));
-    if (other.isEmpty() && MemberHooks.PRE_DELETE.equals(run.hook())) {
-      // The last member leaving (the set deleted or scaled to zero) has no one else to run in.
+    if (other.isEmpty() && !MemberHooks.PRE_CREATE.equals(run.hook())) {
+      // The last member leaving (the set deleted or scaled to zero), or the only one updated, has no
+      // one else to run in.
       other = all.stream().filter(row -> row.ordinal() == run.ordinal() && PodSnapshot.RUNNING.equals(row.phase()))
           .findFirst();
     }

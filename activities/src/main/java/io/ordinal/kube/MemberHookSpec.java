@@ -29,8 +29,8 @@ import java.util.Optional;
  *   timeoutSeconds: 60       # one attempt's answer (default 60)
  *   maxAttempts: 3           # then the hook has failed and membership changes are held (default 3)
  *   backoffSeconds: 2        # before the first retry, doubled each time (default 2)
- *   completionDeadlineSeconds: 3600  # the hook may answer "accepted" (HTTP 202, or an exec whose last
- *                            # line is ordinal:accepted); the member reports its completion through
+ *   completionDeadlineSeconds: 3600  # the hook may answer "accepted" (HTTP 202, or an exec that prints
+ *                            # a line ordinal:accepted); the member reports its completion through
  *                            # POST .../statefulsets/NAME/rollout/complete within this (default: may not)
  * preDelete:                 # before the pod of a condemned member is deleted (scale down, set deletion)
  *   http: {url: 'http://.../leave', method: POST}

@@ -22,7 +22,7 @@ public class HookWaitStore {
    *
    * @param succeeded null while no completion was reported
    */
-  public record Wait(String pod, String hook, Instant acceptedAt, Instant deadline, Instant completedAt,
+  public record Wait(String pod, String hook, String workflowId, Instant acceptedAt, Instant deadline, Instant completedAt,
       Boolean succeeded, String message) {
     public boolean completed() {
       return completedAt != null;
@@ -50,10 +50,11 @@ public class HookWaitStore {
     }
   }
 
-  /** The one hook of the member still waiting for its completion, if any. */
+  /** The hook of the member still waiting for its completion (the newest, should there be two), if any. */
   public Optional<Wait> pending(String namespace, String setName, String pod) {
     try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(
-        "SELECT * FROM member_hook_waits WHERE namespace = ? AND set_name = ? AND pod_name = ? AND completed_at IS NULL")) {
+        "SELECT * FROM member_hook_waits WHERE namespace = ? AND set_name = ? AND pod_name = ? AND completed_at IS NULL"
+            + " ORDER BY accepted_at DESC LIMIT 1")) {
       s.setString(1, namespace);
       s.setString(2, setName);
       s.setString(3, pod);
@@ -65,20 +66,23 @@ public class HookWaitStore {
     }
   }
 
-  /** Records that the hook accepted; a wait already there (an earlier attempt's) is replaced. */
-  public void accept(String namespace, String setName, String pod, String hook, Instant deadline) {
-    update("INSERT INTO member_hook_waits (namespace, set_name, pod_name, hook, accepted_at, deadline)"
-        + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (namespace, set_name, pod_name, hook) DO UPDATE SET"
-        + " accepted_at = EXCLUDED.accepted_at, deadline = EXCLUDED.deadline,"
+  /**
+   * Records that the hook accepted in operation {@code workflowId}; a wait already there (an earlier
+   * operation's, or one a crash left) is replaced.
+   */
+  public void accept(String namespace, String setName, String pod, String hook, String workflowId, Instant deadline) {
+    update("INSERT INTO member_hook_waits (namespace, set_name, pod_name, hook, workflow_id, accepted_at, deadline)"
+        + " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (namespace, set_name, pod_name, hook) DO UPDATE SET"
+        + " workflow_id = EXCLUDED.workflow_id, accepted_at = EXCLUDED.accepted_at, deadline = EXCLUDED.deadline,"
         + " completed_at = NULL, succeeded = NULL, message = NULL",
-        namespace, setName, pod, hook, Timestamp.from(Instant.now()), Timestamp.from(deadline));
+        namespace, setName, pod, hook, workflowId, Timestamp.from(Instant.now()), Timestamp.from(deadline));
   }
 
-  /** Reports the member's completion; false when no hook of it waits. */
-  public boolean complete(String namespace, String setName, String pod, boolean succeeded, String message) {
+  /** Reports the completion of the member's waiting {@code hook}; false when it no longer waits. */
+  public boolean complete(String namespace, String setName, String pod, String hook, boolean succeeded, String message) {
     return update("UPDATE member_hook_waits SET completed_at = ?, succeeded = ?, message = ?"
-        + " WHERE namespace = ? AND set_name = ? AND pod_name = ? AND completed_at IS NULL",
-        Timestamp.from(Instant.now()), succeeded, message, namespace, setName, pod) > 0;
+        + " WHERE namespace = ? AND set_name = ? AND pod_name = ? AND hook = ? AND completed_at IS NULL",
+        Timestamp.from(Instant.now()), succeeded, message, namespace, setName, pod, hook) > 0;
   }
 
   /** The wait is over (taken by the hook, or abandoned). */
@@ -89,7 +93,8 @@ public class HookWaitStore {
 
   private static Wait wait(ResultSet row) throws SQLException {
     Timestamp completed = row.getTimestamp("completed_at");
-    return new Wait(row.getString("pod_name"), row.getString("hook"), row.getTimestamp("accepted_at").toInstant(),
+    return new Wait(row.getString("pod_name"), row.getString("hook"), row.getString("workflow_id"),
+        row.getTimestamp("accepted_at").toInstant(),
         row.getTimestamp("deadline").toInstant(), completed == null ? null : completed.toInstant(),
         (Boolean) row.getObject("succeeded"), row.getString("message"));
   }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.micronaut.transaction.annotation.Transactional;
 import io.ordinal.kube.GoJson;
 import io.ordinal.kube.GoTypes;
+import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.PodTemplateDefaults;
 import io.ordinal.kube.ReservedOrdinals;
 import jakarta.inject.Singleton;
@@ -240,13 +241,15 @@ public class StatefulSetStore {
 
   /**
    * A spec change is what bumps the generation: compared as upstream's types read the spec, so a PUT
-   * of what a GET gave (with the fields Go always writes) changes nothing. The reserved ordinals are
-   * desired state kept in an annotation (OpenKruise has them in its spec): changing them is a spec change.
+   * of what a GET gave (with the fields Go always writes) changes nothing. The reserved ordinals and
+   * the leader label are desired state kept in annotations (OpenKruise has the first in its spec):
+   * changing them is a spec change, which also makes the set's workflow read every pod again.
    */
   private static boolean specChanged(StatefulSet old, StatefulSet set) {
     return !GoJson.same(KubeJson.JSON.valueToTree(old.getSpec()), KubeJson.JSON.valueToTree(set.getSpec()),
         GoTypes.STATEFUL_SET_SPEC)
-        || !ReservedOrdinals.of(old.getMetadata()).equals(ReservedOrdinals.of(set.getMetadata()));
+        || !ReservedOrdinals.of(old.getMetadata()).equals(ReservedOrdinals.of(set.getMetadata()))
+        || !LeaderLabel.of(old.getMetadata()).equals(LeaderLabel.of(set.getMetadata()));
   }
 
   public static String conflictMessage(String name) {

@@ -71,7 +71,7 @@ public class RolloutService {
     HookWaitStore.Wait waiting = hookWaits.pending(namespace, name, completion.member()).orElseThrow(() ->
         ApiException.of(404, "NotFound", "no hook of member " + completion.member() + " of statefulset " + name
             + " waits for its completion"));
-    if (!hookWaits.complete(namespace, name, completion.member(), succeeded, message)) {
+    if (!hookWaits.complete(namespace, name, completion.member(), waiting.hook(), succeeded, message)) {
       throw ApiException.of(409, "Conflict", "the hook of member " + completion.member() + " stopped waiting meanwhile");
     }
     return new CompletedHook(completion.member(), waiting.hook(), succeeded, message);

@@ -18,6 +18,7 @@ import io.ordinal.cluster.ClusterObjects;
 import io.ordinal.driver.DriverRegistry;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.KubeJson;
@@ -153,6 +154,10 @@ public class ClusterAdoption implements AdoptionActivities {
     if (!Objects.equals(ordinalRevision, status.getUpdateRevision())) {
       refusals.add("Ordinal names its template's revision " + ordinalRevision + ", upstream's controller named it "
           + status.getUpdateRevision() + ": its pods would be rolled");
+    }
+    if (!ReservedOrdinals.of(set.getMetadata()).isEmpty()) {
+      refusals.add("it reserves ordinals (" + ReservedOrdinals.ANNOTATION + "), which upstream's controller ignored:"
+          + " Ordinal would delete and create pods at once; remove the annotation, adopt, then add it again");
     }
     int start = StatefulSetFields.ordinalStart(set);
     for (Pod pod : owned) {

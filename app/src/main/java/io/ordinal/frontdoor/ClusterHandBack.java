@@ -11,6 +11,7 @@ import io.ordinal.api.registry.Deletion;
 import io.ordinal.cluster.ClusterObjects;
 import io.ordinal.cluster.KubernetesDriver;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
 import io.ordinal.store.PodStore;
@@ -114,6 +115,12 @@ public class ClusterHandBack {
     }
     steps.begin(HAND_BACK, namespace, name, "orphan");
     Optional<StatefulSet> set = sets.get(namespace, name);
+    if (set.isPresent() && !ReservedOrdinals.of(set.get().getMetadata()).isEmpty()) {
+      // Every set must go back (Ordinal no longer runs them); upstream ignores the annotation.
+      log.warn("apps/v1 StatefulSet {}/{} reserves ordinals ({}): upstream's controller, which ignores them, will"
+          + " delete its pods above [start, start + replicas) and create the reserved ones", namespace, name,
+          ReservedOrdinals.ANNOTATION);
+    }
     if (set.isPresent() && set.get().getMetadata().getDeletionTimestamp() == null) {
       service.delete(namespace, name, new Deletion(Propagation.ORPHAN, false, set.get().getMetadata().getUid(), null));
     }

@@ -48,6 +48,14 @@ public record OrdinalRange(int start, int replicas, List<Integer> reserved) {
     return ordinals;
   }
 
+  /**
+   * The ordinal runs only because reserved ordinals moved the range up: it takes a reserved member's
+   * place (upstream's range would end below it).
+   */
+  public boolean replacesReserved(int ordinal) {
+    return ordinal >= (long) start + replicas && contains(ordinal);
+  }
+
   /** The ordinal is out of the set only because it is reserved: without the reservation it would run. */
   public boolean condemnedByReservation(int ordinal) {
     return reserved.contains(ordinal) && ordinal >= start && ordinal < end();

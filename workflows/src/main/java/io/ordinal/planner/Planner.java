@@ -5,13 +5,13 @@ import io.ordinal.model.OrdinalRange;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetSnapshot;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -60,8 +60,8 @@ public final class Planner {
     List<PodSnapshot> scaledAway = condemned.stream().filter(p -> !reserved.contains(p)).toList();
     Map<Boolean, List<Integer>> departed = departedMembers.stream()
         .collect(Collectors.partitioningBy(range::condemnedByReservation));
-    if (pass.runForAll(reserved, pod -> pass.processReserved(pod, reserved, byOrdinal.values()))
-        || pass.runForAll(departed.get(true), pass::leaveWithoutPod)
+    pass.reservedLeaving = !reserved.isEmpty() || !departed.get(true).isEmpty();
+    if (pass.leaveReserved(reserved, departed.get(true), byOrdinal)
         || pass.runForAll(ordinals, ordinal -> pass.processReplica(ordinal, byOrdinal.get(ordinal)))
         || pass.runForAll(scaledAway, pod -> pass.processCondemned(pod, scaledAway))
         || pass.runForAll(departed.get(false), pass::leaveWithoutPod)) {
@@ -140,6 +140,8 @@ public final class Planner {
     private boolean founded;
     /** Under Parallel with a concurrency, how many more pods may be set on their way in this pass. */
     private int slotsLeft;
+    /** A member condemned by its reservation has yet to leave: the ordinals taking reserved places wait. */
+    boolean reservedLeaving;
 
     Pass(SetSnapshot set, long nowMillis) {
       this.set = set;
@@ -236,6 +238,9 @@ public final class Planner {
         // Upstream's create fails with AlreadyExists and the sync is retried until the name is free.
         return new Step.Waits("pod " + name + ", which this set does not control, to go or be adopted");
       }
+      if (pod == null && reservedLeaving && set.range().replacesReserved(ordinal)) {
+        return new Step.Waits("the reserved members to leave before " + name + " takes a place of theirs");
+      }
       if (pod == null) {
         Optional<Step> noSlot = holdForConcurrency(name);
         if (noSlot.isPresent()) {
@@ -315,18 +320,40 @@ public final class Planner {
     }
 
     /**
-     * A member condemned by its reservation goes first, as a condemned one does; under OrderedReady
-     * only while the pods of the range that exist are healthy, so that taking one member out never
-     * adds to another's outage.
+     * Members condemned by their reservation go first, highest first, the member whose pod is gone
+     * through its preDelete hook too. One that must wait does not end the pass: the range's own pods
+     * are still repaired meanwhile. True when, under OrderedReady, one acted (the pass ends there).
      */
-    Step processReserved(PodSnapshot pod, List<PodSnapshot> reserved, Collection<PodSnapshot> range) {
+    boolean leaveReserved(List<PodSnapshot> reserved, List<Integer> departedReserved, Map<Integer, PodSnapshot> range) {
+      List<Supplier<Step>> leaving = new ArrayList<>();
+      reserved.forEach(pod -> leaving.add(() -> processReserved(pod, range)));
+      departedReserved.forEach(ordinal -> leaving.add(() -> leaveWithoutPod(ordinal)));
+      for (Supplier<Step> leave : leaving) {
+        Step step = leave.get();
+        if (step instanceof Step.Acted && monotonic) {
+          waitOnlyFor(step);
+          return true;
+        }
+        alsoWaitFor(step);
+      }
+      return false;
+    }
+
+    /**
+     * A reserved member leaves as a condemned one does, but no other reserved member holds it (it may
+     * be reserved because it is broken); under OrderedReady only once every ordinal of upstream's
+     * range has a healthy pod, so that taking one member out never adds to another's outage.
+     */
+    Step processReserved(PodSnapshot pod, Map<Integer, PodSnapshot> range) {
       if (monotonic && !pod.terminating()) {
-        PodSnapshot unhealthy = range.stream().filter(p -> !p.healthy()).findFirst().orElse(null);
-        if (unhealthy != null) {
-          return new Step.Waits("pod " + unhealthy.name() + " to be healthy before " + pod.name() + " leaves");
+        for (int ordinal : set.range().ordinals()) {
+          PodSnapshot other = range.get(ordinal);
+          if (!set.range().replacesReserved(ordinal) && (other == null || !other.healthy())) {
+            return new Step.Waits("pod " + set.key().podName(ordinal) + " to be healthy before " + pod.name() + " leaves");
+          }
         }
       }
-      return processCondemned(pod, reserved);
+      return processCondemned(pod, List.of());
     }
 
     /** A condemned member whose pod is already gone still leaves through its preDelete hook. */
@@ -409,10 +436,15 @@ public final class Planner {
           + set.maxUnavailable() + ") before updating " + outdated.getFirst().name()));
     }
     if (set.hooks().preUpdate() != null) {
-      // A member hands its role away before its pod goes: one member at a time, as every hook.
+      // A member hands its role away before its pod goes: one member at a time (also under Parallel,
+      // whose pass does not wait for the last one), as every hook.
       PodSnapshot next = outdated.getFirst();
       if (set.heldHook() != null) {
         return Optional.of(new Plan(List.of(), false, 0, "the set to be resumed (" + set.heldHook() + ")"));
+      }
+      if (unavailable > 0) {
+        return Optional.of(new Plan(List.of(), false, 0, unavailable + " unavailable pods before the preUpdate hook of "
+            + next.name()));
       }
       List<Action> handOverThenReplace = List.of(
           new Action.RunHook(MemberHooks.PRE_UPDATE, next.ordinal(), next.name(), "Update"),

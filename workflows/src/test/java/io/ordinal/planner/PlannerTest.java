@@ -226,13 +226,18 @@ class PlannerTest {
         Arguments.of("converged on the ordinals that are not reserved", 0, 3, "1", false, "0R 2R 3R", "✓"),
         Arguments.of("reserving a running member: it goes first", 0, 3, "1", false, "0R 1R 2R", "-1"),
         Arguments.of("then the next free ordinal is made", 0, 3, "1", false, "0R 2R", "+3"),
-        Arguments.of("and waits for the reserved pod to be gone", 0, 3, "1", false, "0R 1T 2R", ""),
+        Arguments.of("which waits for the reserved pod to be gone", 0, 3, "1", false, "0R 1T 2R", ""),
         Arguments.of("an unhealthy reserved member goes too (a failed disk)", 0, 3, "1", false, "0R 1N 2R", "-1"),
         Arguments.of("a reserved member waits while a pod of the range is unhealthy", 0, 3, "1", false,
             "0R 1R 2N", ""),
-        Arguments.of("a missing pod of the range does not hold it", 0, 3, "1", false, "0R 1R", "-1"),
-        Arguments.of("Parallel: both at once", 0, 3, "1", true, "0R 1R 2R", "-1 +3"),
-        Arguments.of("Parallel: an unhealthy pod of the range holds nothing", 0, 3, "1", true, "0R 1R 2N", "-1 +3"),
+        Arguments.of("meanwhile a failed pod of the range is replaced", 0, 3, "1", false, "0R 1R 2F", "-2"),
+        Arguments.of("a missing pod of the range is made first, the reserved member waits for it", 0, 3, "1", false,
+            "0R 1R", "+2"),
+        Arguments.of("no other reserved member holds one: the higher goes though the lower is broken", 0, 2, "1 2",
+            false, "0R 1N 2R", "-2"),
+        Arguments.of("Parallel: the reserved member goes, the next free ordinal waits for it", 0, 3, "1", true,
+            "0R 1R 2R", "-1"),
+        Arguments.of("Parallel: an unhealthy pod of the range holds nothing", 0, 3, "1", true, "0R 1R 2N", "-1"),
         Arguments.of("un-reserving brings the ordinal back before the highest goes", 0, 3, "", false,
             "0R 2R 3R", "+1"),
         Arguments.of("and the highest goes once it is ready", 0, 3, "", false, "0R 1R 2R 3R", "-3"),
@@ -241,7 +246,8 @@ class PlannerTest {
         Arguments.of("a run of reserved ordinals", 0, 2, "1 2 3", false, "0R", "+4"),
         Arguments.of("scaling down with a reservation deletes the highest of the range", 0, 1, "1", false,
             "0R 2R", "-2"),
-        Arguments.of("every ordinal of the old range reserved", 0, 2, "0 1", true, "0R 1R", "-1 -0 +2 +3"));
+        Arguments.of("every ordinal of the old range reserved", 0, 2, "0 1", true, "0R 1R", "-1 -0"),
+        Arguments.of("and once they are gone, their places are taken", 0, 2, "0 1", true, "", "+2 +3"));
   }
 
   @ParameterizedTest(name = "reserved ordinals: {0}")
@@ -341,6 +347,9 @@ class PlannerTest {
     Plan waiting = Planner.plan(held, NOW);
     assertEquals("", render(waiting));
     Assertions.assertTrue(waiting.waitingFor().contains("resumed"), waiting.waitingFor());
+    // Under Parallel too, the next member waits for the last one to be available again.
+    SetSnapshot parallelNext = rolling(3, true, 0, 2, "0Ra 1Ra 2Nb").withMembership(PRE_UPDATE, List.of(0, 1, 2), null);
+    assertEquals("", render(Planner.plan(parallelNext, NOW)));
     // A scale runs no preUpdate hook.
     assertEquals("+3", render(Planner.plan(rolling(4, false, 0, 1, "0Rb 1Rb 2Rb").withMembership(PRE_UPDATE,
         List.of(0, 1, 2), null), NOW)));
