@@ -21,10 +21,11 @@ public final class ParallelConcurrency {
   /** The limit for a set of {@code replicas}: 0 for none (no annotation, or an invalid one, refused at admission). */
   public static int resolve(ObjectMeta meta, int replicas) {
     String text = Labels.annotation(meta, ANNOTATION);
-    Matcher m = text == null ? null : VALUE.matcher(text);
-    if (m == null || !m.matches() || problem(text) != null) {
+    if (text == null || problem(text) != null) {
       return 0;
     }
+    Matcher m = VALUE.matcher(text);
+    m.matches();
     int value = Integer.parseInt(m.group(1));
     return m.group(2).isEmpty() ? value : Math.max(1, (int) Math.ceil(value * (long) replicas / 100.0));
   }

@@ -36,7 +36,8 @@ public final class Planner {
     if (set.deleting()) {
       return planDeletion(set);
     }
-    OrdinalRange range = set.range();
+    Pass pass = new Pass(set, nowMillis);
+    OrdinalRange range = pass.range;
     Map<Integer, PodSnapshot> byOrdinal = new TreeMap<>();
     List<PodSnapshot> condemned = new ArrayList<>();
     for (PodSnapshot pod : set.pods()) {
@@ -48,7 +49,6 @@ public final class Planner {
     }
     condemned.sort(Comparator.comparingInt(PodSnapshot::ordinal).reversed());
 
-    Pass pass = new Pass(set, nowMillis);
     pass.deleteClaims();
     List<Integer> ordinals = range.ordinals();
     List<Integer> departedMembers = set.hooks().preDelete() == null ? List.of() : set.members().stream()
@@ -130,6 +130,8 @@ public final class Planner {
     private final SetSnapshot set;
     private final long nowMillis;
     private final boolean monotonic;
+    /** The ordinals the set runs, worked out once for the pass. */
+    final OrdinalRange range;
     final List<Action> actions = new ArrayList<>();
     /** What the plan waits for, for humans; empty when nothing. */
     private String waitingFor = "";
@@ -147,6 +149,7 @@ public final class Planner {
       this.set = set;
       this.nowMillis = nowMillis;
       this.monotonic = !set.parallel();
+      this.range = set.range();
       long onTheirWay = set.pods().stream().filter(p -> !p.healthy()).count();
       this.slotsLeft = monotonic || set.parallelConcurrency() <= 0 ? Integer.MAX_VALUE
           : (int) Math.max(0, set.parallelConcurrency() - onTheirWay);
@@ -238,7 +241,7 @@ public final class Planner {
         // Upstream's create fails with AlreadyExists and the sync is retried until the name is free.
         return new Step.Waits("pod " + name + ", which this set does not control, to go or be adopted");
       }
-      if (pod == null && reservedLeaving && set.range().replacesReserved(ordinal)) {
+      if (pod == null && reservedLeaving && range.replacesReserved(ordinal)) {
         return new Step.Waits("the reserved members to leave before " + name + " takes a place of theirs");
       }
       if (pod == null) {
@@ -297,7 +300,7 @@ public final class Planner {
           return new Step.Waits("pod " + firstUnhealthy.name() + " to be healthy before scaling down");
         }
       }
-      boolean reserved = set.range().condemnedByReservation(pod.ordinal());
+      boolean reserved = range.condemnedByReservation(pod.ordinal());
       if (pod.healthy()) {
         Optional<Step> noSlot = holdForConcurrency(pod.name());
         if (noSlot.isPresent()) {
@@ -324,9 +327,10 @@ public final class Planner {
      * through its preDelete hook too. One that must wait does not end the pass: the range's own pods
      * are still repaired meanwhile. True when, under OrderedReady, one acted (the pass ends there).
      */
-    boolean leaveReserved(List<PodSnapshot> reserved, List<Integer> departedReserved, Map<Integer, PodSnapshot> range) {
+    boolean leaveReserved(List<PodSnapshot> reserved, List<Integer> departedReserved,
+        Map<Integer, PodSnapshot> byOrdinal) {
       List<Supplier<Step>> leaving = new ArrayList<>();
-      reserved.forEach(pod -> leaving.add(() -> processReserved(pod, range)));
+      reserved.forEach(pod -> leaving.add(() -> processReserved(pod, byOrdinal)));
       departedReserved.forEach(ordinal -> leaving.add(() -> leaveWithoutPod(ordinal)));
       for (Supplier<Step> leave : leaving) {
         Step step = leave.get();
@@ -344,11 +348,11 @@ public final class Planner {
      * be reserved because it is broken); under OrderedReady only once every ordinal of upstream's
      * range has a healthy pod, so that taking one member out never adds to another's outage.
      */
-    Step processReserved(PodSnapshot pod, Map<Integer, PodSnapshot> range) {
+    Step processReserved(PodSnapshot pod, Map<Integer, PodSnapshot> byOrdinal) {
       if (monotonic && !pod.terminating()) {
-        for (int ordinal : set.range().ordinals()) {
-          PodSnapshot other = range.get(ordinal);
-          if (!set.range().replacesReserved(ordinal) && (other == null || !other.healthy())) {
+        for (int ordinal : range.ordinals()) {
+          PodSnapshot other = byOrdinal.get(ordinal);
+          if (!range.replacesReserved(ordinal) && (other == null || !other.healthy())) {
             return new Step.Waits("pod " + set.key().podName(ordinal) + " to be healthy before " + pod.name() + " leaves");
           }
         }
@@ -359,7 +363,7 @@ public final class Planner {
     /** A condemned member whose pod is already gone still leaves through its preDelete hook. */
     Step leaveWithoutPod(int ordinal) {
       String name = set.key().podName(ordinal);
-      String reason = set.range().condemnedByReservation(ordinal) ? RESERVED : "ScaleDown";
+      String reason = range.condemnedByReservation(ordinal) ? RESERVED : "ScaleDown";
       return switch (planHook(MemberHooks.PRE_DELETE, ordinal, name, reason)) {
         case MembershipChange.Planned planned -> new Step.Acted("member " + name + " to have left");
         case MembershipChange.Held held -> held.step();
@@ -484,7 +488,8 @@ public final class Planner {
 
   /** True when a pod of the range runs another revision than the one its ordinal should run. */
   public static boolean podsOffTarget(SetSnapshot set) {
-    return set.pods().stream().anyMatch(pod -> set.inRange(pod.ordinal()) && !pod.terminating()
+    OrdinalRange range = set.range();
+    return set.pods().stream().anyMatch(pod -> range.contains(pod.ordinal()) && !pod.terminating()
         && !pod.revision().equals(revisionFor(set, pod.ordinal())));
   }
 

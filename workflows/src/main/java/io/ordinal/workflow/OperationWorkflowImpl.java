@@ -361,7 +361,8 @@ public class OperationWorkflowImpl implements OperationWorkflow {
     StringBuilder out = new StringBuilder();
     RolloutProgress progress = state.progress;
     if (progress != null) {
-      long updated = set.pods().stream().filter(p -> set.inRange(p.ordinal()) && !p.terminating()
+      var range = set.range();
+      long updated = set.pods().stream().filter(p -> range.contains(p.ordinal()) && !p.terminating()
           && p.revision().equals(set.updateRevision())).count();
       out.append(input.fromRevision()).append(" -> ").append(input.toRevision()).append(": ")
           .append(updated).append('/').append(set.replicas()).append(" pods updated, ")

@@ -40,6 +40,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
@@ -236,6 +237,19 @@ public final class StatefulSetValidation {
     return depth == 0;
   }
 
+  /**
+   * An Ordinal annotation's value, if present, checked by {@code problem} (null when valid); an invalid
+   * one is an error on its field path. False only for a value present and invalid.
+   */
+  private boolean checkAnnotation(ObjectMeta meta, String key, Function<String, String> problem) {
+    String value = meta.getAnnotations().get(key);
+    String wrong = value == null ? null : problem.apply(value);
+    if (wrong != null) {
+      errors.add(FieldError.invalid("metadata.annotations[" + key + "]", value, wrong));
+    }
+    return wrong == null;
+  }
+
   /** With ordinals reserved, the set's highest ordinal is further up: its pod name must still be valid. */
   private void reservedOrdinalsReach(StatefulSet set) {
     String name = set.getMetadata() == null ? null : set.getMetadata().getName();
@@ -284,27 +298,12 @@ public final class StatefulSetValidation {
           errors.add(new FieldError("FieldValueInvalid", problem[0], "Invalid value: " + problem[1]));
         }
       }
-      String reserved = meta.getAnnotations().get(ReservedOrdinals.ANNOTATION);
-      String reservedProblem = reserved == null ? null : ReservedOrdinals.problem(reserved);
-      if (reservedProblem != null) {
-        errors.add(FieldError.invalid("metadata.annotations[" + ReservedOrdinals.ANNOTATION + "]", reserved,
-            reservedProblem));
-      }
-      String concurrency = meta.getAnnotations().get(ParallelConcurrency.ANNOTATION);
-      String concurrencyProblem = concurrency == null ? null : ParallelConcurrency.problem(concurrency);
-      if (concurrencyProblem != null) {
-        errors.add(FieldError.invalid("metadata.annotations[" + ParallelConcurrency.ANNOTATION + "]", concurrency,
-            concurrencyProblem));
-      }
-      String leaderLabel = meta.getAnnotations().get(LeaderLabel.ANNOTATION);
-      if (leaderLabel != null) {
-        String path = "metadata.annotations[" + LeaderLabel.ANNOTATION + "]";
-        String shape = LeaderLabel.problem(leaderLabel);
-        if (shape != null) {
-          errors.add(FieldError.invalid(path, leaderLabel, shape));
-        } else {
-          errors.addAll(ObjectMetaValidation.validateLabels(path, LeaderLabel.of(meta).orElseThrow().asLabels()));
-        }
+      checkAnnotation(meta, ReservedOrdinals.ANNOTATION, ReservedOrdinals::problem);
+      checkAnnotation(meta, ParallelConcurrency.ANNOTATION, ParallelConcurrency::problem);
+      if (meta.getAnnotations().containsKey(LeaderLabel.ANNOTATION)
+          && checkAnnotation(meta, LeaderLabel.ANNOTATION, LeaderLabel::problem)) {
+        errors.addAll(ObjectMetaValidation.validateLabels("metadata.annotations[" + LeaderLabel.ANNOTATION + "]",
+            LeaderLabel.of(meta).orElseThrow().asLabels()));
       }
       String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
       if (driver != null && !drivers.available().contains(driver)) {
