@@ -42,6 +42,13 @@ public class PodActivitiesImpl implements PodActivities {
   }
 
   @Override
+  public void updatePodInPlace(PodInPlaceUpdate request) {
+    onNode(request.node());
+    lifecycle.updatePodInPlace(request.set(), request.podName(), request.revision());
+    statuses.publish(request.status());
+  }
+
+  @Override
   public void createPods(PodCreations request) {
     onNode(request.node());
     Map<Integer, String> revisionByOrdinal = new LinkedHashMap<>();

@@ -2,9 +2,11 @@ package io.ordinal.activities;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.driver.PodDriver;
 import io.ordinal.kube.ClaimOwners;
 import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Labels;
@@ -13,9 +15,12 @@ import io.ordinal.kube.MaxUnavailable;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.ParallelConcurrency;
 import io.ordinal.kube.PodFactory;
+import io.ordinal.kube.PodTemplateDefaults;
+import io.ordinal.kube.PodUpdatePolicy;
 import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;
+import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
@@ -47,6 +52,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 @Singleton
 public class SetActivitiesImpl implements SetActivities {
@@ -136,7 +142,7 @@ public class SetActivitiesImpl implements SetActivities {
         RolloutControls.of(set, update.get().rolledBack()), StatefulSetFields.ordinalStart(set),
         claimsToDelete(withForeignClaimsDeleted(set, pvcs.findDeletionCandidates(key.namespace(), key.name()))),
         null, null, null, claimed.foreignOrdinals(), ReservedOrdinals.of(meta),
-        ParallelConcurrency.resolve(meta, spec.getReplicas()));
+        ParallelConcurrency.resolve(meta, spec.getReplicas()), inPlaceUpdates(set, history, update.get().name()));
     Optional<MemberHookSpec> hooks = MemberHookSpec.of(meta);
     if (hooks.isPresent()) {
       snapshot = snapshot.withMembership(hooks.get().timings(), members.ordinals(key.namespace(), key.name()),
@@ -147,6 +153,34 @@ public class SetActivitiesImpl implements SetActivities {
         update.get().collisionCount(), history.stream().map(ControllerRevisionRow::name).toList(),
         spec.getRevisionHistoryLimit(), false, drivers.nodeOf(set).orElse(null), hooks.isPresent(),
         reading.changedOrdinals() == null ? null : List.copyOf(reading.changedOrdinals()));
+  }
+
+  /**
+   * The set's pod update policy, and the revisions of its history from which its driver can update a
+   * pod in place to {@code updateRevision} (their templates differ only in containers' images and
+   * resources). Revisions never change, so each pair is worked out once.
+   */
+  private InPlaceUpdates inPlaceUpdates(StatefulSet set, List<ControllerRevisionRow> history, String updateRevision) {
+    String policy = PodUpdatePolicy.of(set.getMetadata());
+    boolean driverCan = drivers.find(drivers.nameFor(set)).map(PodDriver::updatesInPlace).orElse(false);
+    Optional<ControllerRevisionRow> to = history.stream().filter(r -> r.name().equals(updateRevision)).findFirst();
+    if (InPlaceUpdates.RECREATE.equals(policy) || !driverCan || to.isEmpty()) {
+      return new InPlaceUpdates(policy, List.of());
+    }
+    List<String> from = history.stream().filter(r -> !r.name().equals(updateRevision))
+        .filter(r -> IN_PLACE.computeIfAbsent(r.uid() + ">" + to.get().uid(), pair -> PodUpdatePolicy.notInPlace(
+            template(r), template(to.get())).isEmpty()))
+        .map(ControllerRevisionRow::name).toList();
+    if (IN_PLACE.size() > 10_000) {
+      IN_PLACE.clear(); // a bound, never reached by the revisions a set keeps
+    }
+    return new InPlaceUpdates(policy, from);
+  }
+
+  private static final Map<String, Boolean> IN_PLACE = new ConcurrentHashMap<>();
+
+  private static PodTemplateSpec template(ControllerRevisionRow revision) {
+    return PodTemplateDefaults.apply(KubeJson.read(revision.template(), PodTemplateSpec.class));
   }
 
   /**

@@ -1,8 +1,10 @@
 package io.ordinal.driver;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * What actually runs pods: the kubelet and storage provisioner of Ordinal. A driver reports every
@@ -28,6 +30,24 @@ public interface PodDriver {
 
   /** Terminates a pod already marked for deletion; its row is removed once it is gone. */
   void stop(DriverPod pod);
+
+  /**
+   * Whether this driver can update a pod in place: restart its containers at new images and
+   * resources while the pod (its uid, address and volumes) stays ({@link #updateInPlace}).
+   */
+  default boolean updatesInPlace() {
+    return false;
+  }
+
+  /**
+   * Updates a running pod in place to {@code updated}, the same pod whose containers' images or
+   * resources changed: {@code commit} stores it, unready, and returns false when the pod changed
+   * meanwhile (then nothing else is done); the changed containers are then restarted at their new
+   * spec, and the pod is Ready again once they are. Returns what {@code commit} returned.
+   */
+  default boolean updateInPlace(DriverPod pod, Pod updated, BooleanSupplier commit) {
+    throw new UnsupportedOperationException("the " + name() + " driver does not update pods in place");
+  }
 
   /** At service start: resumes supervision of every pod this driver runs. */
   void recover();

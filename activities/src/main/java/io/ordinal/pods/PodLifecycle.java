@@ -14,6 +14,7 @@ import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.PodFactory;
+import io.ordinal.kube.PodUpdatePolicy;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
@@ -352,6 +353,36 @@ public class PodLifecycle {
       return null;
     });
     return row;
+  }
+
+  /**
+   * The controller's update of a pod of its set to {@code revision} in place: the same pod with its
+   * containers' images and resources the revision's, restarted by its driver. A no-op when the set
+   * or the pod is gone, the pod is terminating or already at the revision, or the set no longer
+   * controls it.
+   */
+  public void updatePodInPlace(SetKey key, String podName, String revision) {
+    Optional<StatefulSet> set = liveSet(key);
+    Optional<PodRow> found = pods.find(key.namespace(), podName)
+        .filter(row -> set.isPresent() && PodStore.controlledBy(row, set.get().getMetadata().getUid()))
+        .filter(row -> !row.terminating() && !row.revision().equals(revision));
+    if (found.isEmpty()) {
+      return;
+    }
+    PodRow row = found.get();
+    PodTemplateSpec template = revisions.template(key.namespace(), revision)
+        .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + revision, "MissingRevision"));
+    Pod updated = PodUpdatePolicy.updated(KubeJson.read(row.object(), Pod.class), template, revision);
+    String setUid = set.get().getMetadata().getUid();
+    drivers.get(row.driver()).updateInPlace(DriverPod.of(row), updated, () -> tx.executeWrite(status -> {
+      boolean stored = pods.updateInPlace(row, revision, updated);
+      if (stored) {
+        events.record(key.namespace(), "StatefulSet", key.name(), setUid, EventRecorder.NORMAL, "SuccessfulUpdate",
+            "update Pod " + podName + " in StatefulSet " + key.name() + " in place from revision " + row.revision()
+                + " to " + revision + " successful");
+      }
+      return stored;
+    }));
   }
 
   /**

@@ -53,6 +53,14 @@ public class PodStore {
   }
 
   /**
+   * Stores that incarnation of the pod updated in place from revision {@code from} to {@code revision},
+   * unready; false when it is gone, terminating or no longer at {@code from}.
+   */
+  public boolean updateInPlace(PodRow row, String revision, Pod updated) {
+    return pods.updateInPlace(row.id(), row.uid(), row.revision(), revision, KubeJson.write(updated)) > 0;
+  }
+
+  /**
    * Sets an annotation on that incarnation ({@code uid}) of the pod, on the object as stored now: call
    * it in the transaction that changed the pod's row before, whose lock keeps other writers out.
    */

@@ -187,6 +187,12 @@ public final class Repositories {
     @Query("UPDATE pods SET object = :object WHERE id = :id AND uid = :uid")
     long updateObject(String id, String uid, String object);
 
+    /** An in-place update: the pod at {@code revision}, unready until its restarted containers are Ready. */
+    @Query("""
+        UPDATE pods SET object = :object, revision = :revision, ready = false, ready_since = NULL
+        WHERE id = :id AND uid = :uid AND revision = :from AND deletion_timestamp IS NULL""")
+    long updateInPlace(String id, String uid, String from, String revision, String object);
+
     /** Optimistic concurrency for writes through the API: only while the pod is at {@code expected}. */
     @Query("UPDATE pods SET object = :object WHERE id = :id AND resource_version = :expected")
     long updateObjectIfVersion(String id, long expected, String object);

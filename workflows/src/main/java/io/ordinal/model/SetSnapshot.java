@@ -18,6 +18,8 @@ import java.util.List;
  * @param reservedOrdinals ordinals the set does not run ({@code ordinal.io/reserved-ordinals}); see {@link OrdinalRange}
  * @param parallelConcurrency under Parallel, at most this many pods on their way at once (made and not
  *     yet Running and Ready, or being deleted) ({@code ordinal.io/parallel-concurrency}); 0 for no limit
+ * @param inPlace whether a rolling update restarts a pod's containers in place rather than replacing
+ *     it, and from which revisions it can ({@code ordinal.io/pod-update-policy})
  */
 public record SetSnapshot(
     SetKey key,
@@ -41,7 +43,8 @@ public record SetSnapshot(
     String heldHook,
     List<Integer> foreignOrdinals,
     List<Integer> reservedOrdinals,
-    int parallelConcurrency) {
+    int parallelConcurrency,
+    InPlaceUpdates inPlace) {
 
   public SetSnapshot {
     // Absent in observations recorded before these fields existed: their defaults keep the old plans.
@@ -50,6 +53,18 @@ public record SetSnapshot(
     members = members == null ? List.of() : List.copyOf(members);
     foreignOrdinals = foreignOrdinals == null ? List.of() : List.copyOf(foreignOrdinals);
     reservedOrdinals = reservedOrdinals == null ? List.of() : List.copyOf(reservedOrdinals);
+    inPlace = inPlace == null ? InPlaceUpdates.NONE : inPlace;
+  }
+
+  /** A snapshot that replaces pods to update them (ReCreate). */
+  public SetSnapshot(SetKey key, boolean exists, boolean deleting, long generation, int replicas, boolean parallel,
+      int minReadySeconds, boolean rollingUpdate, int partition, int maxUnavailable, String currentRevision,
+      String updateRevision, List<PodSnapshot> pods, RolloutControl rollout, int ordinalStart,
+      List<String> claimsToDelete, MemberHooks hooks, List<Integer> members, String heldHook,
+      List<Integer> foreignOrdinals, List<Integer> reservedOrdinals, int parallelConcurrency) {
+    this(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate, partition,
+        maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete, hooks, members,
+        heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency, null);
   }
 
   /** A snapshot with the default rollout control (not paused, default deadline, no auto-rollback). */
@@ -63,54 +78,61 @@ public record SetSnapshot(
   public SetSnapshot withRollout(RolloutControl control) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, control, ordinalStart, claimsToDelete, hooks,
-        members, heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency);
+        members, heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency, inPlace);
   }
 
   public SetSnapshot withOrdinalStart(int start) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, start, claimsToDelete, hooks, members,
-        heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency);
+        heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency, inPlace);
   }
 
   public SetSnapshot withClaimsToDelete(List<String> claims) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claims, hooks, members,
-        heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency);
+        heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency, inPlace);
   }
 
   /** With membership hooks, the ordinals that are members, and the failed hook that holds changes (or null). */
   public SetSnapshot withMembership(MemberHooks memberHooks, List<Integer> memberOrdinals, String held) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        memberHooks, memberOrdinals, held, foreignOrdinals, reservedOrdinals, parallelConcurrency);
+        memberHooks, memberOrdinals, held, foreignOrdinals, reservedOrdinals, parallelConcurrency, inPlace);
   }
 
   /** With these pods, and the currentRevision their status computes. */
   public SetSnapshot withPods(List<PodSnapshot> observed, String current) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, current, updateRevision, observed, rollout, ordinalStart, claimsToDelete, hooks,
-        members, heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency);
+        members, heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency, inPlace);
   }
 
   /** With the ordinals whose pod name another owner's pod holds. */
   public SetSnapshot withForeignOrdinals(List<Integer> ordinals) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        hooks, members, heldHook, ordinals, reservedOrdinals, parallelConcurrency);
+        hooks, members, heldHook, ordinals, reservedOrdinals, parallelConcurrency, inPlace);
   }
 
   /** With these ordinals reserved. */
   public SetSnapshot withReservedOrdinals(List<Integer> reserved) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        hooks, members, heldHook, foreignOrdinals, reserved, parallelConcurrency);
+        hooks, members, heldHook, foreignOrdinals, reserved, parallelConcurrency, inPlace);
   }
 
   /** With at most {@code concurrency} pods on their way at once under Parallel (0: no limit). */
   public SetSnapshot withParallelConcurrency(int concurrency) {
     return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
         partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
-        hooks, members, heldHook, foreignOrdinals, reservedOrdinals, concurrency);
+        hooks, members, heldHook, foreignOrdinals, reservedOrdinals, concurrency, inPlace);
+  }
+
+  /** With this pod update policy and the revisions its pods can be updated in place from. */
+  public SetSnapshot withInPlace(InPlaceUpdates updates) {
+    return new SetSnapshot(key, exists, deleting, generation, replicas, parallel, minReadySeconds, rollingUpdate,
+        partition, maxUnavailable, currentRevision, updateRevision, pods, rollout, ordinalStart, claimsToDelete,
+        hooks, members, heldHook, foreignOrdinals, reservedOrdinals, parallelConcurrency, updates);
   }
 
   /** The ordinals the set runs: upstream's [ordinals.start, ordinals.start + replicas), less the reserved ones. */

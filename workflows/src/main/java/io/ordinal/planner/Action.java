@@ -10,6 +10,13 @@ public sealed interface Action {
   record DeletePod(int ordinal, String podName, String reason) implements Action {}
 
   /**
+   * Update pod {@code podName} to {@code revision} in place: the same pod (uid, address, volumes) with
+   * its changed containers restarted at the revision's images and resources. It is unready until
+   * they are Ready again, as a replacement would be.
+   */
+  record UpdatePodInPlace(int ordinal, String podName, String revision) implements Action {}
+
+  /**
    * Bring the claims of pod {@code ordinal} in line with the set: their ownerReferences with the
    * retention policy (upstream's {@code UpdatePodClaimForRetentionPolicy}: the set when
    * {@code whenDeleted: Delete}, the pod when {@code whenScaled: Delete} and the ordinal is condemned,

@@ -23,9 +23,10 @@ public record Plan(List<Action> actions, boolean converged, long wakeAtMillis, S
         || a instanceof Action.DeleteClaim || a instanceof Action.RunHook);
   }
 
-  /** True when the plan creates or deletes a pod: a step of the operation. */
+  /** True when the plan creates, deletes or updates a pod: a step of the operation. */
   public boolean actsOnPods() {
-    return actions.stream().anyMatch(a -> a instanceof Action.CreatePod || a instanceof Action.DeletePod);
+    return actions.stream().anyMatch(a -> a instanceof Action.CreatePod || a instanceof Action.DeletePod
+        || a instanceof Action.UpdatePodInPlace);
   }
 
   /** This plan with {@code earlier} actions done first. */

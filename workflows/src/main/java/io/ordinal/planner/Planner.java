@@ -1,5 +1,6 @@
 package io.ordinal.planner;
 
+import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.model.MemberHooks;
 import io.ordinal.model.OrdinalRange;
 import io.ordinal.model.PodSnapshot;
@@ -406,7 +407,8 @@ public final class Planner {
    * range from start + partition up that are not on the update revision are deleted (and
    * recreated at it by the scale pass) from the highest ordinal down, as many at a time as
    * maxUnavailable allows, counting every unavailable pod of the range. The partition counts from
-   * {@code ordinals.start}, as upstream's. Empty when nothing is left to update.
+   * {@code ordinals.start}, as upstream's. A pod may instead be updated in place (its pod update
+   * policy), which makes it unavailable as a deletion would. Empty when nothing is left to update.
    */
   private static Optional<Plan> planRollingUpdate(SetSnapshot set, List<Integer> ordinals,
       Map<Integer, PodSnapshot> byOrdinal, long nowMillis) {
@@ -450,16 +452,46 @@ public final class Planner {
         return Optional.of(new Plan(List.of(), false, 0, unavailable + " unavailable pods before the preUpdate hook of "
             + next.name()));
       }
-      List<Action> handOverThenReplace = List.of(
-          new Action.RunHook(MemberHooks.PRE_UPDATE, next.ordinal(), next.name(), "Update"),
-          new Action.DeletePod(next.ordinal(), next.name(), "update to revision " + set.updateRevision()));
-      return Optional.of(new Plan(handOverThenReplace, false, 0, "updated pods to become available"));
+      Optional<Action> update = update(set, next);
+      if (update.isEmpty()) {
+        return Optional.of(waitForDeletionByHand(set, next));
+      }
+      List<Action> handOverThenUpdate = List.of(
+          new Action.RunHook(MemberHooks.PRE_UPDATE, next.ordinal(), next.name(), "Update"), update.get());
+      return Optional.of(new Plan(handOverThenUpdate, false, 0, "updated pods to become available"));
     }
-    List<Action> deletions = new ArrayList<>();
+    List<Action> updates = new ArrayList<>();
     for (PodSnapshot pod : outdated.subList(0, Math.min(budget, outdated.size()))) {
-      deletions.add(new Action.DeletePod(pod.ordinal(), pod.name(), "update to revision " + set.updateRevision()));
+      Optional<Action> update = update(set, pod);
+      if (update.isEmpty()) {
+        // InPlaceOnly: the pods below it wait with it, as they would for a pod being replaced.
+        return Optional.of(updates.isEmpty() ? waitForDeletionByHand(set, pod)
+            : new Plan(updates, false, 0, "updated pods to become available"));
+      }
+      updates.add(update.get());
     }
-    return Optional.of(new Plan(deletions, false, 0, "updated pods to become available"));
+    return Optional.of(new Plan(updates, false, 0, "updated pods to become available"));
+  }
+
+  /**
+   * How a rolling update brings {@code pod} to the update revision: in place when the set's pod update
+   * policy asks for it and the revisions allow it, else by replacing it; empty when only in place is
+   * allowed and it is not possible.
+   */
+  private static Optional<Action> update(SetSnapshot set, PodSnapshot pod) {
+    if (set.inPlace().possibleFrom(pod.revision())) {
+      return Optional.of(new Action.UpdatePodInPlace(pod.ordinal(), pod.name(), set.updateRevision()));
+    }
+    if (set.inPlace().only()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Action.DeletePod(pod.ordinal(), pod.name(), "update to revision " + set.updateRevision()));
+  }
+
+  /** InPlaceOnly, and the pod's revision differs from the update revision in more than images and resources. */
+  private static Plan waitForDeletionByHand(SetSnapshot set, PodSnapshot pod) {
+    return new Plan(List.of(), false, 0, "pod " + pod.name() + " to be deleted by hand: its revision " + pod.revision()
+        + " cannot be updated in place to " + set.updateRevision() + " (pod update policy " + InPlaceUpdates.ONLY + ")");
   }
 
   /**

@@ -187,6 +187,7 @@ public class OperationWorkflowImpl implements OperationWorkflow {
           }
           steps.deletePod(key, delete.podName(), delete.reason());
         }
+        case Action.UpdatePodInPlace update -> steps.updatePodInPlace(key, update.podName(), update.revision());
         case Action.UpdateClaims owners -> steps.updateClaims(key, owners.ordinal(), owners.podName());
         case Action.DeleteClaim claim -> steps.deleteClaim(key, claim.claimName(), claim.reason());
         case Action.RunHook hook -> {

@@ -35,6 +35,14 @@ public interface PodActivities {
   void deletePod(PodDeletion request);
 
   /**
+   * Updates a pod to {@code revision} in place: the same pod, its changed containers restarted at the
+   * revision's images and resources; unready until they are Ready again. A no-op when the pod is
+   * gone, terminating, or already at the revision.
+   */
+  @ActivityMethod
+  void updatePodInPlace(PodInPlaceUpdate request);
+
+  /**
    * {@link #createPod} of several pods of one set, in their order: the creations a plan makes in a
    * row (a Parallel scale's) as one activity, one marker in the history (version 4 of the steps).
    */
@@ -95,6 +103,8 @@ public interface PodActivities {
       this(set, claimName, reason, null);
     }
   }
+
+  record PodInPlaceUpdate(SetKey set, String podName, String revision, String node, StatusPublication status) {}
 
   /** @param reason ends up in the event */
   record PodDeletion(SetKey set, String podName, String reason, String node, StatusPublication status) {

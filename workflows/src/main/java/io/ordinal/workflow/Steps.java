@@ -8,6 +8,7 @@ import io.ordinal.workflow.PodActivities.PodCreation;
 import io.ordinal.workflow.PodActivities.PodCreations;
 import io.ordinal.workflow.PodActivities.PodDeletion;
 import io.ordinal.workflow.PodActivities.PodDeletions;
+import io.ordinal.workflow.PodActivities.PodInPlaceUpdate;
 import io.ordinal.workflow.SetActivities.HistoryPruning;
 import io.ordinal.workflow.SetActivities.StatusPublication;
 import io.temporal.failure.ActivityFailure;
@@ -317,6 +318,11 @@ final class Steps {
   void deletePod(SetKey key, String podName, String reason) {
     PodDeletion step = new PodDeletion(key, podName, reason, node, statusForTheStep());
     onNode("delete pod " + podName + ": " + reason, pods -> pods.deletePod(step));
+  }
+
+  void updatePodInPlace(SetKey key, String podName, String revision) {
+    PodInPlaceUpdate step = new PodInPlaceUpdate(key, podName, revision, node, statusForTheStep());
+    onNode("update pod " + podName + " in place to revision " + revision, pods -> pods.updatePodInPlace(step));
   }
 
   void updateClaims(SetKey key, int ordinal, String podName) {

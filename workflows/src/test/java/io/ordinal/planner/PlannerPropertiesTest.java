@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.model.MemberHooks;
 import io.ordinal.model.OrdinalRange;
 import io.ordinal.model.PodSnapshot;
@@ -12,6 +13,7 @@ import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -110,6 +112,41 @@ class PlannerPropertiesTest {
         assertTrue(before + started <= Math.max(concurrency, before) || started == 0,
             () -> before + " on their way, " + started + " more, limit " + concurrency + ": " + set);
       }
+    }
+  }
+
+  @Test
+  void aReCreatePolicyOrInPlaceRevisionsNoPodRunsPlanExactlyWhatNoPolicyPlans() {
+    Random random = new Random(20261131);
+    for (int i = 0; i < SNAPSHOTS; i++) {
+      SetSnapshot set = randomSet(random);
+      Plan plan = Planner.plan(set, NOW);
+      assertEquals(plan, Planner.plan(set.withInPlace(new InPlaceUpdates(InPlaceUpdates.RECREATE, List.of("a", "b"))),
+          NOW), set::toString);
+      assertEquals(plan, Planner.plan(set.withInPlace(new InPlaceUpdates(InPlaceUpdates.IF_POSSIBLE, List.of("z"))),
+          NOW), set::toString);
+    }
+  }
+
+  @Test
+  void inPlaceIfPossiblePlansWhatReCreatePlansWithEachUpdateOfAnInPlaceRevisionMadeInPlace() {
+    Random random = new Random(20261201);
+    for (int i = 0; i < SNAPSHOTS; i++) {
+      SetSnapshot set = randomSet(random);
+      List<String> from = switch (random.nextInt(3)) {
+        case 0 -> List.of("a");
+        case 1 -> List.of("b");
+        default -> List.of("a", "b");
+      };
+      Map<Integer, String> revisions = set.pods().stream()
+          .collect(Collectors.toMap(PodSnapshot::ordinal, PodSnapshot::revision));
+      Plan recreate = Planner.plan(set, NOW);
+      List<Action> expected = recreate.actions().stream().map(action -> action instanceof Action.DeletePod d
+          && isRollingUpdate(set, d) && from.contains(revisions.get(d.ordinal()))
+          ? (Action) new Action.UpdatePodInPlace(d.ordinal(), d.podName(), set.updateRevision()) : action).toList();
+      Plan inPlace = Planner.plan(set.withInPlace(new InPlaceUpdates(InPlaceUpdates.IF_POSSIBLE, from)), NOW);
+      assertEquals(new Plan(expected, recreate.converged(), recreate.wakeAtMillis(), recreate.waitingFor()), inPlace,
+          set::toString);
     }
   }
 

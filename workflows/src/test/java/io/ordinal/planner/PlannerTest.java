@@ -2,6 +2,7 @@ package io.ordinal.planner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.model.MemberHooks;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.RolloutControl;
@@ -355,6 +356,69 @@ class PlannerTest {
         List.of(0, 1, 2), null), NOW)));
   }
 
+  static Stream<Arguments> inPlaceUpdates() {
+    // Revision a can be updated in place to b, revision c cannot.
+    return Stream.of(
+        Arguments.of("InPlaceIfPossible updates the highest outdated pod in place", IF_POSSIBLE, 3, false, 1,
+            "0Ra 1Ra 2Ra", "~2"),
+        Arguments.of("an in-place update makes the pod unavailable: the next one waits for it", IF_POSSIBLE, 3, false, 1,
+            "0Ra 1Ra 2Nb", ""),
+        Arguments.of("and goes on once it is Ready again", IF_POSSIBLE, 3, false, 1, "0Ra 1Ra 2Rb", "~1"),
+        Arguments.of("maxUnavailable 2 updates two in place at a time", IF_POSSIBLE, 4, false, 2, "0Ra 1Ra 2Ra 3Ra",
+            "~3 ~2"),
+        Arguments.of("a revision that differs beyond images and resources is replaced", IF_POSSIBLE, 3, false, 2,
+            "0Ra 1Rc 2Rc", "-2 -1"),
+        Arguments.of("both ways in one step", IF_POSSIBLE, 3, false, 2, "0Ra 1Ra 2Rc", "-2 ~1"),
+        Arguments.of("ReCreate replaces even what could go in place", RECREATE, 3, false, 1, "0Ra 1Ra 2Ra", "-2"),
+        Arguments.of("InPlaceOnly updates in place", ONLY, 3, false, 1, "0Ra 1Ra 2Ra", "~2"),
+        Arguments.of("InPlaceOnly never replaces: the pod waits to be deleted by hand", ONLY, 3, false, 1,
+            "0Ra 1Ra 2Rc", ""),
+        Arguments.of("InPlaceOnly stops at such a pod, highest first", ONLY, 3, false, 3, "0Ra 1Rc 2Ra", "~2"),
+        Arguments.of("a broken pod of an old revision is still replaced, not restarted (forced rollback)", IF_POSSIBLE, 3,
+            true, 1, "0Rb 1Rb 2Na", "-2"));
+  }
+
+  static final String IF_POSSIBLE = InPlaceUpdates.IF_POSSIBLE;
+  static final String ONLY = InPlaceUpdates.ONLY;
+  static final String RECREATE = InPlaceUpdates.RECREATE;
+
+  @ParameterizedTest(name = "in place: {0}")
+  @MethodSource("inPlaceUpdates")
+  void inPlaceUpdate(String name, String policy, int replicas, boolean parallel, int maxUnavailable, String pods,
+      String expected) {
+    SetSnapshot set = rolling(replicas, parallel, 0, maxUnavailable, pods)
+        .withInPlace(new InPlaceUpdates(policy, List.of("a")));
+    Plan plan = Planner.plan(set, NOW);
+    assertEquals(expected, render(plan));
+    if (expected.isEmpty()) {
+      Assertions.assertFalse(plan.converged());
+    }
+    if (name.startsWith("InPlaceOnly never")) {
+      Assertions.assertTrue(plan.waitingFor().contains("deleted by hand"), plan.waitingFor());
+    }
+  }
+
+  @Test
+  void thePartitionHoldsInPlaceUpdatesToo() {
+    assertEquals("~1", render(Planner.plan(rolling(3, false, 1, 3, "0Ra 1Ra 2Rb")
+        .withInPlace(new InPlaceUpdates(IF_POSSIBLE, List.of("a"))), NOW)));
+  }
+
+  @Test
+  void aPreUpdateHookRunsBeforeAnInPlaceUpdateToo() {
+    SetSnapshot set = rolling(3, false, 0, 1, "0Ra 1Ra 2Ra").withMembership(PRE_UPDATE, List.of(0, 1, 2), null)
+        .withInPlace(new InPlaceUpdates(IF_POSSIBLE, List.of("a")));
+    assertEquals("hook:PreUpdate:2:Update ~2", render(Planner.plan(set, NOW)));
+  }
+
+  @Test
+  void anInPlaceUpdateIsAStepOnPodsThatAPodChangeEnds() {
+    Plan plan = Planner.plan(rolling(3, false, 0, 1, "0Ra 1Ra 2Ra").withInPlace(new InPlaceUpdates(IF_POSSIBLE,
+        List.of("a"))), NOW);
+    Assertions.assertTrue(plan.actsOnPods());
+    Assertions.assertFalse(plan.observeAgainAtOnce());
+  }
+
   static List<Integer> ordinals(String spec) {
     List<Integer> out = new ArrayList<>();
     for (String token : spec.trim().split("\\s+")) {
@@ -505,6 +569,7 @@ class PlannerTest {
       parts.add(switch (action) {
         case Action.CreatePod c -> "+" + c.ordinal();
         case Action.DeletePod d -> "-" + d.ordinal();
+        case Action.UpdatePodInPlace u -> "~" + u.ordinal();
         case Action.FinishDeletion f -> "done";
         case Action.UpdateClaims o -> "owners" + o.ordinal();
         case Action.DeleteClaim c -> "claim:" + c.claimName();

@@ -253,6 +253,23 @@ class OperationWorkflowTest {
   }
 
   @Test
+  void aRolloutUpdatesPodsInPlaceHighestFirstWhenTheirRevisionAllowsAndTheHistoryReplays() throws Exception {
+    world.replicas = 3;
+    startController();
+    assertTrue(operationResult(1).startsWith("converged"));
+    world.log.clear();
+    world.inPlace = new io.ordinal.model.InPlaceUpdates(io.ordinal.model.InPlaceUpdates.IF_POSSIBLE, List.of("a"));
+    world.newSpec("b", RolloutControl.DEFAULT);
+    signalSpecChanged();
+    assertTrue(result(Operation.ROLLOUT.workflowId(KEY, 2)).startsWith("converged"));
+    assertEquals(List.of("~web-2@b", "~web-1@b", "~web-0@b"), world.log);
+    try (TestWorkflowEnvironment replay = TestWorkflowEnvironment.newInstance(ReplayTest.withOrdinalDataConverter())) {
+      WorkflowReplayer.replayWorkflowExecution(client.fetchHistory(Operation.ROLLOUT.workflowId(KEY, 2)), replay,
+          StatefulSetControllerWorkflowImpl.class, OperationWorkflowImpl.class);
+    }
+  }
+
+  @Test
   void aFailingHookIsRetriedByItsPolicyBeforeThePodIsCreated() {
     world.hooks = HOOKS;
     world.replicas = 2;
@@ -621,6 +638,8 @@ class OperationWorkflowTest {
     final Map<Integer, Long> createdAt = new TreeMap<>();
     volatile int ordinalStart;
     volatile List<Integer> reserved = List.of();
+    /** The pod update policy and the revisions a pod can be updated in place from. */
+    volatile io.ordinal.model.InPlaceUpdates inPlace = io.ordinal.model.InPlaceUpdates.NONE;
     volatile MemberHooks hooks = MemberHooks.NONE;
     volatile String held;
     final Set<Integer> members = new java.util.TreeSet<>();
@@ -680,7 +699,7 @@ class OperationWorkflowTest {
       memberOrdinals.addAll(pods.keySet());
       return new Observation(new SetSnapshot(key, true, false, generation, replicas, parallel, minReadySeconds, true, 0, 1,
           currentRevision, updateRevision, seen, control, ordinalStart, claimsToDelete, hooks,
-          List.copyOf(memberOrdinals), held, List.of(), reserved, 0), null, false, false, false, false, node);
+          List.copyOf(memberOrdinals), held, List.of(), reserved, 0, inPlace), null, false, false, false, false, node);
     }
 
     /** The status last published, which the next reading reports as stored. */
@@ -885,6 +904,25 @@ class OperationWorkflowTest {
         pods.put(ordinal, new PodSnapshot(ordinal, p.name(), p.revision(), p.phase(), true, env.currentTimeMillis(), false));
       }
       notifyController(KEY, ordinal);
+    }
+
+    @Override
+    public void updatePodInPlace(PodInPlaceUpdate request) {
+      step("updatePodInPlace", request.node());
+      String podName = request.podName();
+      int ordinal = Integer.parseInt(podName.substring(podName.lastIndexOf('-') + 1));
+      synchronized (this) {
+        PodSnapshot pod = pods.get(ordinal);
+        if (pod == null || pod.terminating() || pod.revision().equals(request.revision())) {
+          return; // idempotent, as the real one
+        }
+        // Its containers restarted at the revision: Ready at once as a created pod, unless the revision is broken.
+        boolean ready = !broken.contains(request.revision());
+        pods.put(ordinal, new PodSnapshot(ordinal, podName, request.revision(), PodSnapshot.RUNNING, ready,
+            ready ? env.currentTimeMillis() : 0, false));
+        log.add("~" + podName + "@" + request.revision());
+      }
+      notifyController(request.set(), ordinal);
     }
 
     @Override

@@ -6,11 +6,15 @@ import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.ordinal.store.KubeJson;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -37,7 +41,8 @@ final class ContainerRuntime {
    * container started again in the runtime.
    */
   record Saved(long pid, long processStartMillis, long startedAtMillis, int restartCount,
-      Integer lastExitCode, String lastReason, long lastStartedAtMillis, long lastFinishedAtMillis, String containerId) {}
+      Integer lastExitCode, String lastReason, long lastStartedAtMillis, long lastFinishedAtMillis, String containerId,
+      String specHash) {}
 
   final Container spec;
   private final PodSupervisor pod;
@@ -60,6 +65,11 @@ final class ContainerRuntime {
   private final ProbeState startup;
   private final ProbeState liveness;
   private final ProbeState readiness;
+  /**
+   * The process was started from another spec than this one: its pod was updated in place and the
+   * service went down before it was restarted. It is stopped and started again at the next tick.
+   */
+  private boolean startedFromOtherSpec;
 
   ContainerRuntime(Container spec, PodSupervisor pod) {
     this.spec = spec;
@@ -85,6 +95,7 @@ final class ContainerRuntime {
           Instant.ofEpochMilli(saved.processStartMillis()));
       if (adopted.isPresent()) {
         process = adopted.get();
+        startedFromOtherSpec = saved.specHash() != null && !saved.specHash().equals(specHash(spec));
         cgroup = Cgroups.unlimited(pod.containerId(spec.getName())); // where its OOM kills are counted
         startedAt = Instant.ofEpochMilli(saved.startedAtMillis());
         startup.reset(startedAt);
@@ -104,11 +115,60 @@ final class ContainerRuntime {
         process == null ? 0 : process.startedAt().toEpochMilli(),
         startedAt == null ? 0 : startedAt.toEpochMilli(), restartCount, lastExitCode, lastReason,
         lastStartedAt == null ? 0 : lastStartedAt.toEpochMilli(), lastFinishedAt == null ? 0 : lastFinishedAt.toEpochMilli(),
-        process == null ? null : process.id());
+        process == null ? null : process.id(), startedFromOtherSpec ? null : specHash(spec));
+  }
+
+  /** What the kubelet's container hash is for: a change of the container's spec is told from it. */
+  static String specHash(Container spec) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(KubeJson.write(spec).getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Stops the process for an in-place update of its pod (preStop, SIGTERM, the grace period, SIGKILL),
+   * counting a restart; the next start, at once, is its successor's ({@link #successor}), or its own
+   * when its spec changed while the service was down.
+   */
+  void stopForUpdate(Instant now) {
+    ContainerProcess running = process;
+    if (running != null) {
+      pod.stopContainer(spec, running, now.plus(pod.gracePeriod()), PodSupervisor.IN_PLACE_UPDATE);
+      int code = running.alive() ? -1 : running.exitCode();
+      try {
+        pod.runc().delete(running.id());
+      } catch (IOException e) {
+        log.warn("pod {} container {}: could not remove the stopped container: {}", pod.name(), spec.getName(), e.getMessage());
+      }
+      recordExit(code, code == 0 ? "Completed" : "Error", Instant.now());
+    }
+    startedFromOtherSpec = false;
+    nextStartAt = Instant.EPOCH;
+    backoff = INITIAL_BACKOFF;
+    waitingReason = "ContainerCreating";
+  }
+
+  /** The runtime of this container's new spec after {@link #stopForUpdate}: its restarts and last state go on. */
+  ContainerRuntime successor(Container next) {
+    ContainerRuntime successor = new ContainerRuntime(next, pod);
+    successor.restartCount = restartCount;
+    successor.lastExitCode = lastExitCode;
+    successor.lastReason = lastReason;
+    successor.lastStartedAt = lastStartedAt;
+    successor.lastFinishedAt = lastFinishedAt;
+    return successor;
   }
 
   /** Advances this container by one step; returns true when something a status shows changed. */
   boolean tick(Instant now) throws Exception {
+    if (startedFromOtherSpec) {
+      stopForUpdate(now);
+      pod.saveState();
+      return true;
+    }
     if (process == null) {
       if (now.isBefore(nextStartAt)) {
         return false;

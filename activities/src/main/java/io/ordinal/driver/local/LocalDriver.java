@@ -30,6 +30,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +47,8 @@ import org.slf4j.LoggerFactory;
 public class LocalDriver implements PodDriver {
   private static final Logger log = LoggerFactory.getLogger(LocalDriver.class);
   private static final Duration RECOVERY_REPORT_TIMEOUT = Duration.ofSeconds(30);
+  /** How long an in-place update waits for its pod's supervisor to take it (it does at its next tick). */
+  private static final Duration IN_PLACE_COMMIT_TIMEOUT = Duration.ofSeconds(30);
 
   private final ObjectStore objects;
   private final Map<String, PodSupervisor> supervisors = new ConcurrentHashMap<>();
@@ -86,6 +92,27 @@ public class LocalDriver implements PodDriver {
   @Override
   public void stop(DriverPod pod) {
     supervise(pod).requestStop(Labels.annotation(pod.object().getMetadata(), Labels.TERMINATION_REASON_ANNOTATION));
+  }
+
+  @Override
+  public boolean updatesInPlace() {
+    return true;
+  }
+
+  /**
+   * The pod's supervisor stores the update and restarts the changed containers; a restart after a
+   * crash in between finds the containers' specs changed and restarts them then.
+   */
+  @Override
+  public boolean updateInPlace(DriverPod pod, Pod updated, BooleanSupplier commit) {
+    try {
+      return supervise(pod).updateInPlace(updated, commit).get(IN_PLACE_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while pod " + pod.name() + " was updated in place", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("pod " + pod.name() + " could not be updated in place: " + e, e);
+    }
   }
 
   /** Re-adopts every local pod of this node: running processes are taken over, dead ones restarted. */

@@ -34,8 +34,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,12 +60,15 @@ final class PodSupervisor implements Runnable {
   static final String HOST_ADDRESS = "127.0.0.1";
   /** How long a container of a release before the OCI runtime gets to stop before it is killed. */
   private static final Duration UNCONFINED_STOP_GRACE = Duration.ofSeconds(10);
+  /** The termination reason a container's preStop hook is told when its pod is updated in place (it stays). */
+  static final String IN_PLACE_UPDATE = "InPlaceUpdate";
 
   record Saved(boolean initDone, long podStartedAtMillis, Map<String, ContainerRuntime.Saved> containers) {}
 
   private final LocalDriver driver;
   private final DriverPod row;
-  private final Pod pod;
+  /** The pod's object; an in-place update replaces it (on the supervisor thread). */
+  private volatile Pod pod;
   private final Path dir;
   private final List<ContainerRuntime> containers = new ArrayList<>();
   /** Open once this run has published the pod's actual state (or given up on it). */
@@ -87,6 +93,14 @@ final class PodSupervisor implements Runnable {
   private String publishedPhase;
   private boolean publishedReady;
   private Instant readySince;
+  /** An in-place update asked of this pod, applied by the supervisor thread at its next tick. */
+  private final AtomicReference<InPlaceUpdate> pendingUpdate = new AtomicReference<>();
+
+  /**
+   * @param commit stores the updated pod, unready; false when the pod changed meanwhile (nothing is done then)
+   * @param committed completed with what {@code commit} returned, before the containers restart
+   */
+  private record InPlaceUpdate(Pod updated, BooleanSupplier commit, CompletableFuture<Boolean> committed) {}
 
   PodSupervisor(LocalDriver driver, DriverPod row) {
     this.driver = driver;
@@ -349,8 +363,63 @@ final class PodSupervisor implements Runnable {
     }
   }
 
+  /**
+   * Updates this pod in place to {@code updated} (its containers' images or resources changed): on
+   * the supervisor thread, so that no status it publishes comes between, {@code commit} stores the
+   * pod, unready, then the changed containers are stopped and started at their new spec. The future
+   * says whether it was committed.
+   */
+  CompletableFuture<Boolean> updateInPlace(Pod updated, BooleanSupplier commit) {
+    InPlaceUpdate update = new InPlaceUpdate(updated, commit, new CompletableFuture<>());
+    InPlaceUpdate replaced = pendingUpdate.getAndSet(update);
+    if (replaced != null) {
+      replaced.committed().complete(false);
+    }
+    return update.committed();
+  }
+
+  private void applyInPlaceUpdate(Instant now) throws InterruptedException {
+    InPlaceUpdate update = pendingUpdate.getAndSet(null);
+    if (update == null) {
+      return;
+    }
+    boolean committed;
+    try {
+      committed = update.commit().getAsBoolean();
+    } catch (RuntimeException e) {
+      update.committed().completeExceptionally(e);
+      return;
+    }
+    update.committed().complete(committed);
+    if (!committed) {
+      return;
+    }
+    pod = update.updated();
+    Map<Integer, Container> changed = new LinkedHashMap<>();
+    for (int i = 0; i < containers.size(); i++) {
+      String name = containers.get(i).spec.getName();
+      Container next = pod.getSpec().getContainers().stream().filter(c -> c.getName().equals(name)).findFirst().orElseThrow();
+      if (!ContainerRuntime.specHash(next).equals(ContainerRuntime.specHash(containers.get(i).spec))) {
+        changed.put(i, next);
+      }
+    }
+    List<Thread> stoppers = new ArrayList<>();
+    for (int i : changed.keySet()) {
+      ContainerRuntime before = containers.get(i);
+      stoppers.add(Thread.ofVirtual().start(() -> before.stopForUpdate(now)));
+    }
+    for (Thread t : stoppers) {
+      t.join();
+    }
+    changed.forEach((i, next) -> containers.set(i, containers.get(i).successor(next)));
+    event("Normal", "Updated", "containers " + changed.values().stream().map(Container::getName).toList()
+        + " restarted in place at revision " + Labels.labels(pod.getMetadata()).get(Labels.REVISION_HASH));
+    saveState();
+  }
+
   private void superviseOnce() throws Exception {
     Instant now = Instant.now();
+    applyInPlaceUpdate(now);
     written.syncIfDue(now);
     for (ContainerRuntime c : containers) {
       c.tick(now);
@@ -405,16 +474,25 @@ final class PodSupervisor implements Runnable {
     }
   }
 
+  /** The pod's terminationGracePeriodSeconds. */
+  Duration gracePeriod() {
+    Long grace = pod.getSpec().getTerminationGracePeriodSeconds();
+    return Duration.ofSeconds(grace == null ? 30 : grace);
+  }
+
   private void terminate() throws InterruptedException {
-    long grace = pod.getSpec().getTerminationGracePeriodSeconds() == null ? 30 : pod.getSpec().getTerminationGracePeriodSeconds();
-    Instant deadline = Instant.now().plusSeconds(grace);
+    InPlaceUpdate pending = pendingUpdate.getAndSet(null);
+    if (pending != null) {
+      pending.committed().complete(false);
+    }
+    Instant deadline = Instant.now().plus(gracePeriod());
     List<Thread> stoppers = new ArrayList<>();
     for (ContainerRuntime c : containers) {
       ContainerProcess process = c.process();
       if (process == null || !process.alive()) {
         continue;
       }
-      stoppers.add(Thread.ofVirtual().start(() -> stopContainer(c.spec, process, deadline)));
+      stoppers.add(Thread.ofVirtual().start(() -> stopContainer(c.spec, process, deadline, terminationReason)));
     }
     for (Thread t : stoppers) {
       t.join();
@@ -466,13 +544,17 @@ final class PodSupervisor implements Runnable {
     return driver.runc();
   }
 
-  private void stopContainer(Container spec, ContainerProcess process, Instant deadline) {
+  /**
+   * Stops a container as the kubelet does: its preStop hook (told {@code reason}), SIGTERM, and
+   * SIGKILL at {@code deadline}.
+   */
+  void stopContainer(Container spec, ContainerProcess process, Instant deadline, String reason) {
     try {
       var preStop = spec.getLifecycle() == null ? null : spec.getLifecycle().getPreStop();
       if (preStop != null && preStop.getExec() != null) {
         Duration timeout = Duration.ofSeconds(Math.max(1, Duration.between(Instant.now(), deadline).toSeconds()));
-        Map<String, String> env = terminationReason == null ? Map.of()
-            : Map.of("ORDINAL_TERMINATION_REASON", terminationReason); // ScaleDown, Update, Delete or Recreate
+        Map<String, String> env = reason == null ? Map.of()
+            : Map.of("ORDINAL_TERMINATION_REASON", reason); // ScaleDown, Update, Delete, Recreate, Reserved or InPlaceUpdate
         try {
           ProbeRunner.exec(preStop.getExec().getCommand(), execTarget(process), timeout, env);
         } catch (IOException e) {

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -28,6 +29,9 @@ import io.ordinal.kube.Labels;
 import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.ParallelConcurrency;
+import io.ordinal.kube.PodTemplateDefaults;
+import io.ordinal.kube.PodUpdatePolicy;
+import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.podsecurity.PodSecurity;
@@ -94,7 +98,28 @@ public final class StatefulSetValidation {
     }
     v.immutable("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]",
         annotation(set, Labels.DRIVER_ANNOTATION), annotation(old, Labels.DRIVER_ANNOTATION));
+    v.onlyInPlaceChanges(set, old);
     return v.errors;
+  }
+
+  /**
+   * Under the pod update policy InPlaceOnly a template may change only where a pod can follow in
+   * place (its containers' images and resources), as OpenKruise's InPlaceOnly refuses the rest.
+   */
+  private void onlyInPlaceChanges(StatefulSet set, StatefulSet old) {
+    if (set.getMetadata() == null || !InPlaceUpdates.ONLY.equals(PodUpdatePolicy.of(set.getMetadata()))
+        || set.getSpec() == null || old.getSpec() == null || set.getSpec().getTemplate() == null
+        || old.getSpec().getTemplate() == null) {
+      return;
+    }
+    PodUpdatePolicy.notInPlace(defaulted(old.getSpec().getTemplate()), defaulted(set.getSpec().getTemplate()))
+        .ifPresent(field -> errors.add(FieldError.forbidden("spec.template." + field, "may not change under "
+            + PodUpdatePolicy.ANNOTATION + ": " + InPlaceUpdates.ONLY + " (only containers' image and resources"
+            + " are updated in place; set the policy to InPlaceIfPossible to replace the pods)")));
+  }
+
+  private static PodTemplateSpec defaulted(PodTemplateSpec template) {
+    return PodTemplateDefaults.apply(KubeJson.copy(template, PodTemplateSpec.class));
   }
 
   /**
@@ -300,6 +325,11 @@ public final class StatefulSetValidation {
       }
       checkAnnotation(meta, ReservedOrdinals.ANNOTATION, ReservedOrdinals::problem);
       checkAnnotation(meta, ParallelConcurrency.ANNOTATION, ParallelConcurrency::problem);
+      String updatePolicy = meta.getAnnotations().get(PodUpdatePolicy.ANNOTATION);
+      if (updatePolicy != null && PodUpdatePolicy.problem(updatePolicy) != null) {
+        errors.add(FieldError.notSupported("metadata.annotations[" + PodUpdatePolicy.ANNOTATION + "]", updatePolicy,
+            PodUpdatePolicy.VALUES.toArray(String[]::new)));
+      }
       if (meta.getAnnotations().containsKey(LeaderLabel.ANNOTATION)
           && checkAnnotation(meta, LeaderLabel.ANNOTATION, LeaderLabel::problem)) {
         errors.addAll(ObjectMetaValidation.validateLabels("metadata.annotations[" + LeaderLabel.ANNOTATION + "]",

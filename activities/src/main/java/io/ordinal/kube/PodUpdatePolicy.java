@@ -1,0 +1,127 @@
+package io.ordinal.kube;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.ordinal.model.InPlaceUpdates;
+import io.ordinal.store.KubeJson;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * The {@code ordinal.io/pod-update-policy} annotation of a set: how a rolling update brings a pod to
+ * the update revision. {@code ReCreate} (the default, upstream's only way) replaces it;
+ * {@code InPlaceIfPossible} restarts its containers in the same pod (same uid, address and volumes)
+ * when the two revisions' templates differ only in their containers' {@code image} and
+ * {@code resources}, and replaces it otherwise; {@code InPlaceOnly} never replaces it (a change that
+ * cannot be made in place is refused at admission, and a pod still at an older such revision waits
+ * to be deleted by hand). OpenKruise's {@code podUpdatePolicy}; an annotation, not a field of
+ * {@code updateStrategy}, so that the manifest stays a valid apps/v1 StatefulSet.
+ */
+public final class PodUpdatePolicy {
+  public static final String ANNOTATION = "ordinal.io/pod-update-policy";
+  public static final List<String> VALUES = List.of(InPlaceUpdates.RECREATE, InPlaceUpdates.IF_POSSIBLE, InPlaceUpdates.ONLY);
+
+  private PodUpdatePolicy() {}
+
+  /** The set's policy: ReCreate without the annotation, or with a value admission refuses. */
+  public static String of(ObjectMeta meta) {
+    String value = Labels.annotation(meta, ANNOTATION);
+    return value != null && VALUES.contains(value) ? value : InPlaceUpdates.RECREATE;
+  }
+
+  /**
+   * Why a pod of template {@code from} cannot be updated in place to template {@code to}: the first
+   * field, by its path in the template, that differs besides a container's image and resources;
+   * empty when it can be.
+   */
+  public static Optional<String> notInPlace(PodTemplateSpec from, PodTemplateSpec to) {
+    JsonNode before = KubeJson.JSON.valueToTree(from);
+    JsonNode after = KubeJson.JSON.valueToTree(to);
+    JsonNode beforeContainers = before.path("spec").path("containers");
+    JsonNode afterContainers = after.path("spec").path("containers");
+    if (beforeContainers instanceof ArrayNode containers && afterContainers.isArray()) {
+      for (int i = 0; i < Math.min(containers.size(), afterContainers.size()); i++) {
+        ObjectNode container = (ObjectNode) containers.get(i);
+        JsonNode next = afterContainers.get(i);
+        if (!container.path("name").equals(next.path("name"))) {
+          continue; // another container: the difference is found below
+        }
+        for (String field : List.of("image", "resources")) {
+          container.remove(field);
+          if (next.has(field)) {
+            container.set(field, next.get(field));
+          }
+        }
+      }
+    }
+    return firstDifference(before, after, "");
+  }
+
+  private static Optional<String> firstDifference(JsonNode a, JsonNode b, String path) {
+    if (a.equals(b)) {
+      return Optional.empty();
+    }
+    if (a.isObject() && b.isObject()) {
+      TreeSet<String> fields = new TreeSet<>();
+      a.fieldNames().forEachRemaining(fields::add);
+      b.fieldNames().forEachRemaining(fields::add);
+      for (String field : fields) {
+        JsonNode x = a.get(field);
+        JsonNode y = b.get(field);
+        String at = path.isEmpty() ? field : path + "." + field;
+        if (x == null || y == null) {
+          return Optional.of(at);
+        }
+        Optional<String> found = firstDifference(x, y, at);
+        if (found.isPresent()) {
+          return found;
+        }
+      }
+    }
+    if (a.isArray() && b.isArray() && a.size() == b.size()) {
+      for (int i = 0; i < a.size(); i++) {
+        Optional<String> found = firstDifference(a.get(i), b.get(i), path + "[" + i + "]");
+        if (found.isPresent()) {
+          return found;
+        }
+      }
+    }
+    return Optional.of(path);
+  }
+
+  /**
+   * {@code pod} updated in place to {@code template} at {@code revision}: each container's image and
+   * resources the template's, and the revision label; everything else as it is.
+   */
+  public static Pod updated(Pod pod, PodTemplateSpec template, String revision) {
+    Pod updated = KubeJson.copy(pod, Pod.class);
+    Map<String, Container> byName = new LinkedHashMap<>();
+    template.getSpec().getContainers().forEach(c -> byName.put(c.getName(), c));
+    for (Container container : updated.getSpec().getContainers()) {
+      Container next = byName.get(container.getName());
+      if (next != null) {
+        container.setImage(next.getImage());
+        container.setResources(next.getResources() == null ? null : KubeJson.copy(next.getResources(),
+            ResourceRequirements.class));
+      }
+    }
+    Map<String, String> labels = new LinkedHashMap<>(Labels.labels(updated.getMetadata()));
+    labels.put(Labels.REVISION_HASH, revision);
+    updated.getMetadata().setLabels(labels);
+    return updated;
+  }
+
+  /** What is wrong with a value, for {@code metadata.annotations[ordinal.io/pod-update-policy]}; null if valid. */
+  public static String problem(String value) {
+    return VALUES.contains(value) ? null : "must be one of " + String.join(", ", VALUES);
+  }
+}
