@@ -306,6 +306,11 @@ final class ContainerRuntime {
     return ready;
   }
 
+  /** Its process was re-adopted but started from another spec: it is restarted at the next tick. */
+  boolean startedFromOtherSpec() {
+    return startedFromOtherSpec;
+  }
+
   ContainerStatus status() {
     ContainerStatusBuilder status = new ContainerStatusBuilder()
         .withName(spec.getName()).withImage(spec.getImage()).withImageID("")

@@ -157,6 +157,11 @@ final class PodSupervisor implements Runnable {
       try {
         prepare();
         restore();
+        if (containers.stream().anyMatch(ContainerRuntime::startedFromOtherSpec)) {
+          // Updated in place just before the service went down: reported unready before its containers
+          // are stopped (a grace period), so that re-adoption need not wait for that.
+          publish(PodSnapshot.RUNNING, false, null);
+        }
         awaitVolumes();
         if (!stopRequested && !initDone) {
           runInitContainers();
