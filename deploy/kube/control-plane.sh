@@ -46,7 +46,7 @@ ETCD_V=3.5.1
 CACHE=${ORDINAL_KUBE_CACHE:-$HOME/.cache/ordinal/kube-v$V}
 BIN=$CACHE/bin
 STAGES=$CACHE/kwok-stages.yaml
-STAGES_REV="# ordinal kwok stages r2"   # bump when write_stages changes: build then rewrites the file
+STAGES_REV="# ordinal kwok stages r4"   # bump when write_stages changes: build then rewrites the file
 KUBECTL=${KUBECTL:-kubectl}
 # Started in this order, stopped in the reverse one.
 COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
@@ -77,6 +77,9 @@ built() {
 # finalizers only has them removed; one without finalizers and still in its grace period is
 # deleted with grace 0 at once (as a kubelet does when the container exits on SIGTERM); the update
 # to grace 0 matches neither stage, so each pod is deleted exactly once.
+# pod-container-update plays the kubelet's part in an in-place update: a container whose image in
+# the spec is not the one its status reports is restarted (restartCount up, running since now), and
+# the resources a container's status reports are its spec's (a resize applied).
 write_stages() {
   local m=$1 f
   echo "$STAGES_REV"
@@ -126,6 +129,59 @@ spec:
       values: ['true']
   next:
     delete: true
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: pod-container-update
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: 'DoesNotExist'
+    - key: '.status.podIP'
+      operator: 'Exists'
+    - key: '[.spec.containers[] | [.image, (.resources // {})]] != [.status.containerStatuses[]? | [.image, (.resources // {})]]'
+      operator: 'In'
+      values: ['true']
+  next:
+    patches:
+    - subresource: status
+      root: status
+      template: |
+        {{ $now := Now }}
+        {{ $statuses := .status.containerStatuses }}
+        containerStatuses:
+        {{ range $i, $c := .spec.containers }}
+        {{ $s := index $statuses $i }}
+        - name: {{ $c.name | Quote }}
+          image: {{ $c.image | Quote }}
+          ready: true
+          started: true
+          {{ if eq $c.image $s.image }}
+          restartCount: {{ $s.restartCount }}
+          state: {{ toJson $s.state }}
+          {{ with $s.lastState }}
+          lastState: {{ toJson . }}
+          {{ end }}
+          {{ else }}
+          restartCount: {{ add1 $s.restartCount }}
+          lastState:
+            terminated:
+              exitCode: 0
+              reason: Completed
+              finishedAt: {{ $now | Quote }}
+          state:
+            running:
+              startedAt: {{ $now | Quote }}
+          {{ end }}
+          {{ with $c.resources }}
+          resources: {{ toJson . }}
+          {{ end }}
+        {{ end }}
 YAML
 }
 

@@ -1,5 +1,7 @@
 package io.ordinal.cluster;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -7,6 +9,8 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.micronaut.context.annotation.Requires;
@@ -28,6 +32,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import jakarta.inject.Singleton;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,6 +110,31 @@ public class KubernetesDriver implements PodDriver {
       log.info("kubernetes driver: watching {} pods in the cluster; Ordinal runs {}", informer.getStore().list().size(),
           rows.size());
     });
+  }
+
+  /** Images by a patch of the pod, resources through its {@code resize} subresource: the kubelet applies both. */
+  @Override
+  public boolean updatesInPlace() {
+    return true;
+  }
+
+  /**
+   * Notes on the updated pod what the kubelet must show before it is Ready again ({@link InPlaceProgress}),
+   * from the cluster's pod now; stores it; then its reconcile patches the cluster's pod.
+   */
+  @Override
+  public boolean updateInPlace(DriverPod pod, Pod updated, Predicate<Pod> commit) {
+    Pod actual = informer == null ? null : informer.getStore().getByKey(pod.namespace() + "/" + pod.name());
+    if (actual == null || !pod.uid().equals(Labels.annotation(actual.getMetadata(), ClusterObjects.POD_UID_ANNOTATION))) {
+      throw new IllegalStateException("pod " + pod.name() + " is not (yet) in the cluster's watch: it is updated in place"
+          + " once it is");
+    }
+    InPlaceProgress.of(actual, updated).noteOn(updated);
+    boolean committed = commit.test(updated);
+    if (committed) {
+      queue.add(pod.namespace(), pod.name());
+    }
+    return committed;
   }
 
   @Override
@@ -209,8 +239,63 @@ public class KubernetesDriver implements PodDriver {
     } else {
       if (row.terminating() && actual.getMetadata().getDeletionTimestamp() == null) {
         delete(actual);
+      } else if (!row.terminating() && !applyInPlace(row, actual)) {
+        return;
       }
       mirror(row, actual);
+    }
+  }
+
+  /**
+   * Brings the cluster's pod to the row's images, revision label and resources when the row was
+   * updated in place: a patch of the pod for the first two, of its {@code resize} subresource for the
+   * last (the API server allows no other way). When the cluster refuses (no resize in this cluster,
+   * a change it does not allow), the pod is replaced instead: false then.
+   */
+  private boolean applyInPlace(PodRow row, Pod actual) {
+    if (!row.object().contains(InPlaceProgress.ANNOTATION)) {
+      return true; // never updated in place: the cluster's pod is the row's
+    }
+    Pod wanted = KubeJson.read(row.object(), Pod.class);
+    ObjectNode images = KubeJson.JSON.createObjectNode();
+    ObjectNode resized = KubeJson.JSON.createObjectNode();
+    for (Container container : wanted.getSpec().getContainers()) {
+      Optional<Container> now = actual.getSpec().getContainers().stream()
+          .filter(c -> c.getName().equals(container.getName())).findFirst();
+      if (now.isPresent() && !Objects.equals(now.get().getImage(), container.getImage())) {
+        images.with("spec").withArray("containers").addObject().put("name", container.getName())
+            .put("image", container.getImage());
+      }
+      if (now.isPresent() && !InPlaceProgress.sameResources(now.get().getResources(), container.getResources())) {
+        resized.with("spec").withArray("containers").addObject().put("name", container.getName())
+            .set("resources", KubeJson.JSON.valueToTree(container.getResources()));
+      }
+    }
+    if (!row.revision().equals(Labels.labels(actual.getMetadata()).get(Labels.REVISION_HASH))) {
+      images.with("metadata").with("labels").put(Labels.REVISION_HASH, row.revision());
+    }
+    var pod = client.pods().inNamespace(row.namespace()).withName(row.name());
+    try {
+      if (!images.isEmpty()) {
+        pod.patch(PatchContext.of(PatchType.STRATEGIC_MERGE), KubeJson.write(images));
+      }
+      if (!resized.isEmpty()) {
+        pod.subresource("resize").patch(PatchContext.of(PatchType.STRATEGIC_MERGE), KubeJson.write(resized));
+      }
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() < 400 || e.getCode() >= 500 || e.getCode() == 409 || e.getCode() == 429) {
+        throw e; // tried again with back-off
+      }
+      String why = "the cluster refused to update pod " + row.name() + " in place (" + e.getStatus().getMessage()
+          + "); it is replaced instead";
+      log.warn(why);
+      report(row, why);
+      if (pods.markTerminating(row.id(), row.uid(), Instant.now()) > 0) {
+        events.podChanged(row.namespace(), row.setName(), row.name());
+      }
+      delete(actual);
+      return false;
     }
   }
 
@@ -280,11 +365,15 @@ public class KubernetesDriver implements PodDriver {
     PodStatus status = actual.getStatus() == null ? new PodStatus() : actual.getStatus();
     String phase = status.getPhase() == null ? PodSnapshot.PENDING : status.getPhase();
     Optional<PodCondition> ready = condition(status, "Ready");
-    boolean isReady = ready.map(c -> "True".equals(c.getStatus())).orElse(false);
+    // A pod updated in place is Ready again once the kubelet has restarted or resized what changed.
+    boolean isReady = ready.map(c -> "True".equals(c.getStatus())).orElse(false)
+        && InPlaceProgress.caughtUp(row.object(), actual);
     Instant readySince = isReady ? ready.map(PodCondition::getLastTransitionTime).map(KubeJson::instant)
         .orElse(Instant.now()) : null;
     if (isReady && row.ready() && row.readySince() != null) {
       readySince = row.readySince(); // the first time it was seen Ready stands
+    } else if (isReady) {
+      readySince = InPlaceProgress.readySince(row.object(), readySince);
     }
     Instant startedAt = status.getStartTime() == null ? null : KubeJson.instant(status.getStartTime());
     String message = status.getMessage() != null ? status.getMessage() : status.getReason();

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
  * What actually runs pods: the kubelet and storage provisioner of Ordinal. A driver reports every
@@ -41,11 +41,12 @@ public interface PodDriver {
 
   /**
    * Updates a running pod in place to {@code updated}, the same pod whose containers' images or
-   * resources changed: {@code commit} stores it, unready, and returns false when the pod changed
-   * meanwhile (then nothing else is done); the changed containers are then restarted at their new
-   * spec, and the pod is Ready again once they are. Returns what {@code commit} returned.
+   * resources changed: {@code commit} stores the pod it is given ({@code updated}, with what the
+   * driver notes on it), unready, and returns false when the pod changed meanwhile (then nothing
+   * else is done); the changed containers are then restarted or resized at their new spec, and the
+   * pod is Ready again once they are. Returns what {@code commit} returned.
    */
-  default boolean updateInPlace(DriverPod pod, Pod updated, BooleanSupplier commit) {
+  default boolean updateInPlace(DriverPod pod, Pod updated, Predicate<Pod> commit) {
     throw new UnsupportedOperationException("the " + name() + " driver does not update pods in place");
   }
 

@@ -6,10 +6,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.store.KubeJson;
+import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,12 +42,21 @@ public final class PodUpdatePolicy {
     return value != null && VALUES.contains(value) ? value : InPlaceUpdates.RECREATE;
   }
 
+  /** Why a pod cannot be updated in place: the field of the template, by its path, and what of it. */
+  public record NotInPlace(String field, String detail) {}
+
   /**
    * Why a pod of template {@code from} cannot be updated in place to template {@code to}: the first
-   * field, by its path in the template, that differs besides a container's image and resources;
-   * empty when it can be.
+   * field that differs besides a container's image and resources, or resources that would change the
+   * pod's QoS class (which the API server refuses to resize); empty when it can be.
    */
-  public static Optional<String> notInPlace(PodTemplateSpec from, PodTemplateSpec to) {
+  public static Optional<NotInPlace> notInPlace(PodTemplateSpec from, PodTemplateSpec to) {
+    String qosBefore = qosClass(from.getSpec());
+    String qosAfter = qosClass(to.getSpec());
+    if (!qosBefore.equals(qosAfter)) {
+      return Optional.of(new NotInPlace("spec.containers", "the resources change the pod's QoS class from "
+          + qosBefore + " to " + qosAfter));
+    }
     JsonNode before = KubeJson.JSON.valueToTree(from);
     JsonNode after = KubeJson.JSON.valueToTree(to);
     JsonNode beforeContainers = before.path("spec").path("containers");
@@ -63,7 +76,55 @@ public final class PodUpdatePolicy {
         }
       }
     }
-    return firstDifference(before, after, "");
+    return firstDifference(before, after, "").map(field -> new NotInPlace(field, "differs beyond containers' images and resources"));
+  }
+
+  /**
+   * Upstream's {@code ComputePodQOS} (pkg/apis/core/helper/qos): BestEffort without cpu or memory
+   * requests and limits in any container; Guaranteed when every container limits both, and requests
+   * (defaulted from limits, as the API server defaults them) equal limits; else Burstable.
+   */
+  static String qosClass(PodSpec spec) {
+    Map<String, BigDecimal> requests = new LinkedHashMap<>();
+    Map<String, BigDecimal> limits = new LinkedHashMap<>();
+    boolean guaranteed = true;
+    List<Container> all = new ArrayList<>(spec == null || spec.getContainers() == null ? List.of() : spec.getContainers());
+    all.addAll(spec == null || spec.getInitContainers() == null ? List.of() : spec.getInitContainers());
+    for (Container container : all) {
+      ResourceRequirements resources = container.getResources();
+      Map<String, Quantity> containerLimits = resources == null || resources.getLimits() == null ? Map.of() : resources.getLimits();
+      Map<String, Quantity> containerRequests = new LinkedHashMap<>(containerLimits);
+      if (resources != null && resources.getRequests() != null) {
+        containerRequests.putAll(resources.getRequests());
+      }
+      addPositive(containerRequests, requests);
+      if (!addPositive(containerLimits, limits).containsAll(List.of("cpu", "memory"))) {
+        guaranteed = false;
+      }
+    }
+    if (requests.isEmpty() && limits.isEmpty()) {
+      return "BestEffort";
+    }
+    for (var request : requests.entrySet()) {
+      BigDecimal limit = limits.get(request.getKey());
+      if (limit == null || limit.compareTo(request.getValue()) != 0) {
+        guaranteed = false;
+      }
+    }
+    return guaranteed && requests.size() == limits.size() ? "Guaranteed" : "Burstable";
+  }
+
+  /** Adds the positive cpu and memory quantities to {@code sums}; returns the names it added. */
+  private static List<String> addPositive(Map<String, Quantity> quantities, Map<String, BigDecimal> sums) {
+    List<String> found = new ArrayList<>();
+    quantities.forEach((name, quantity) -> {
+      BigDecimal amount = quantity.getNumericalAmount();
+      if ((name.equals("cpu") || name.equals("memory")) && amount.signum() > 0) {
+        found.add(name);
+        sums.merge(name, amount, BigDecimal::add);
+      }
+    });
+    return found;
   }
 
   private static Optional<String> firstDifference(JsonNode a, JsonNode b, String path) {

@@ -374,8 +374,8 @@ public class PodLifecycle {
         .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + revision, "MissingRevision"));
     Pod updated = PodUpdatePolicy.updated(KubeJson.read(row.object(), Pod.class), template, revision);
     String setUid = set.get().getMetadata().getUid();
-    drivers.get(row.driver()).updateInPlace(DriverPod.of(row), updated, () -> tx.executeWrite(status -> {
-      boolean stored = pods.updateInPlace(row, revision, updated);
+    drivers.get(row.driver()).updateInPlace(DriverPod.of(row), updated, noted -> tx.executeWrite(status -> {
+      boolean stored = pods.updateInPlace(row, revision, noted);
       if (stored) {
         events.record(key.namespace(), "StatefulSet", key.name(), setUid, EventRecorder.NORMAL, "SuccessfulUpdate",
             "update Pod " + podName + " in StatefulSet " + key.name() + " in place from revision " + row.revision()

@@ -34,6 +34,9 @@ class InPlaceUpdateIT {
     ObjectNode set = Manifests.httpSet("inplace", 3);
     ((ObjectNode) set.get("metadata")).with("annotations").put("ordinal.io/pod-update-policy", "InPlaceIfPossible");
     ((ObjectNode) set.get("spec")).put("minReadySeconds", 2);
+    // Burstable before and after: a resize never changes a pod's QoS class.
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).putObject("resources").putObject("requests")
+        .put("memory", "64Mi");
     ((ArrayNode) set.at("/spec/template/spec/containers/0/command")).set(2, KubeJson.JSON.getNodeFactory().textNode(
         "echo $(POD_NAME) > /data/whoami; echo start >> /data/starts; cd /data && exec python3 -m http.server 8080 --bind $(POD_IP)"));
     api.createSet(ns, set);
@@ -43,7 +46,7 @@ class InPlaceUpdateIT {
 
     Api.Reply patched = api.patch(Paths.set(ns, "inplace"), "application/json-patch+json", """
         [{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"python:3.13"},
-         {"op":"add","path":"/spec/template/spec/containers/0/resources","value":{"limits":{"memory":"512Mi"}}}]""");
+         {"op":"add","path":"/spec/template/spec/containers/0/resources/limits","value":{"memory":"512Mi"}}]""");
     assertEquals(200, patched.code(), patched.body());
     JsonNode status = api.awaitRolledOut(ns, "inplace", 3, revision, TIMEOUT).path("status");
     String updateRevision = status.path("updateRevision").asText();

@@ -192,6 +192,73 @@ class KubernetesIT {
   }
 
   @Test
+  void anInPlaceUpdatePatchesEachPodsImageAndResizesItThroughTheClusterKeepingThePod(@Namespace String name)
+      throws Exception {
+    String ns = namespace(name);
+    ObjectNode set = withoutClaims(web(2));
+    ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/pod-update-policy", "InPlaceIfPossible");
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).set("resources", KubeJson.JSON.readTree(
+        "{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"},\"limits\":{\"memory\":\"128Mi\"}}"));
+    apply(ns, set);
+    awaitRolloutComplete(ns);
+    Map<Integer, JsonNode> before = clusterPods(ns, 2);
+    String revision = json("-n", ns, "get", "osts", "web", "-o", "json").at("/status/currentRevision").asText();
+
+    kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", """
+        [{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"%s"},
+         {"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"256Mi"}]"""
+        .formatted(NEW_IMAGE));
+    JsonNode status = awaitRolledOutFrom(ns, revision, 2);
+    Map<Integer, JsonNode> after = clusterPods(ns, 2);
+    for (int i = 0; i < 2; i++) {
+      JsonNode pod = after.get(i);
+      assertEquals(before.get(i).at("/metadata/uid").asText(), pod.at("/metadata/uid").asText(), "web-" + i + " is the same pod");
+      assertEquals(NEW_IMAGE, pod.at("/spec/containers/0/image").asText());
+      assertEquals("256Mi", pod.at("/spec/containers/0/resources/limits/memory").asText(), "resized through pods/resize");
+      assertEquals("256Mi", pod.at("/status/containerStatuses/0/resources/limits/memory").asText());
+      assertEquals(1, pod.at("/status/containerStatuses/0/restartCount").asInt(), "the kubelet restarted it once");
+      assertEquals(status.path("updateRevision").asText(), pod.at("/metadata/labels/controller-revision-hash").asText());
+    }
+
+    // Limits equal to requests would make the pods Guaranteed: the API server resizes no pod across
+    // QoS classes, so they are replaced.
+    String resized = status.path("updateRevision").asText();
+    kubectl("-n", ns, "patch", "statefulsets.apps.ordinal.io/web", "--type=json", "-p", """
+        [{"op":"replace","path":"/spec/template/spec/containers/0/resources",
+          "value":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"100m","memory":"64Mi"}}}]""");
+    awaitRolledOutFrom(ns, resized, 2);
+    Map<Integer, JsonNode> replaced = clusterPods(ns, 2);
+    for (int i = 0; i < 2; i++) {
+      assertNotEquals(after.get(i).at("/metadata/uid").asText(), replaced.get(i).at("/metadata/uid").asText(),
+          "web-" + i + " was replaced");
+      assertEquals("Guaranteed", replaced.get(i).at("/status/qosClass").asText());
+    }
+  }
+
+  private static Map<Integer, JsonNode> clusterPods(String ns, int replicas) throws Exception {
+    Map<Integer, JsonNode> pods = new TreeMap<>();
+    for (int i = 0; i < replicas; i++) {
+      pods.put(i, json("-n", ns, "get", "pod", "web-" + i, "-o", "json"));
+    }
+    return pods;
+  }
+
+  /** Waits until the set has rolled from {@code revision} to a new one, all replicas updated and ready. */
+  private static JsonNode awaitRolledOutFrom(String ns, String revision, int replicas) throws Exception {
+    for (int i = 0; i < 900; i++) {
+      JsonNode status = json("-n", ns, "get", "osts", "web", "-o", "json").path("status");
+      if (!status.path("updateRevision").asText().equals(revision)
+          && status.path("currentRevision").asText().equals(status.path("updateRevision").asText())
+          && status.path("updatedReplicas").asInt() == replicas && status.path("readyReplicas").asInt() == replicas) {
+        return status;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("web did not roll out from " + revision + ": "
+        + json("-n", ns, "get", "osts", "web", "-o", "json").path("status"));
+  }
+
+  @Test
   void aSpecOrdinalRefusesIsReportedOnTheObjectWithItsFieldPath(@Namespace String name) throws Exception {
     String ns = namespace(name);
     ObjectNode set = web(1);

@@ -33,7 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,9 +104,9 @@ public class LocalDriver implements PodDriver {
    * crash in between finds the containers' specs changed and restarts them then.
    */
   @Override
-  public boolean updateInPlace(DriverPod pod, Pod updated, BooleanSupplier commit) {
+  public boolean updateInPlace(DriverPod pod, Pod updated, Predicate<Pod> commit) {
     try {
-      return supervise(pod).updateInPlace(updated, commit).get(IN_PLACE_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return supervise(pod).updateInPlace(updated, () -> commit.test(updated)).get(IN_PLACE_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while pod " + pod.name() + " was updated in place", e);

@@ -113,9 +113,9 @@ public final class StatefulSetValidation {
       return;
     }
     PodUpdatePolicy.notInPlace(defaulted(old.getSpec().getTemplate()), defaulted(set.getSpec().getTemplate()))
-        .ifPresent(field -> errors.add(FieldError.forbidden("spec.template." + field, "may not change under "
-            + PodUpdatePolicy.ANNOTATION + ": " + InPlaceUpdates.ONLY + " (only containers' image and resources"
-            + " are updated in place; set the policy to InPlaceIfPossible to replace the pods)")));
+        .ifPresent(why -> errors.add(FieldError.forbidden("spec.template." + why.field(), "may not change under "
+            + PodUpdatePolicy.ANNOTATION + ": " + InPlaceUpdates.ONLY + ": " + why.detail() + " (only containers'"
+            + " image and resources are updated in place; set the policy to InPlaceIfPossible to replace the pods)")));
   }
 
   private static PodTemplateSpec defaulted(PodTemplateSpec template) {
