@@ -122,7 +122,10 @@ class FaultInjectionIT {
       api.createSet(NS, set);
       sets.add(name);
     }
-    api.createSet(NS, Manifests.commandSet(LOCAL_SET, 3, "/bin/sh", "-c", "exec sleep 100000"));
+    // Its image changes are made in place: containers restarted in their pods, through the faults too.
+    ObjectNode local = Manifests.commandSet(LOCAL_SET, 3, "/bin/sh", "-c", "exec sleep 100000");
+    ((ObjectNode) local.get("metadata")).with("annotations").put("ordinal.io/pod-update-policy", "InPlaceIfPossible");
+    api.createSet(NS, local);
     sets.add(LOCAL_SET);
     for (String name : sets) {
       api.awaitConverged(NS, name, 3, CONVERGE);
@@ -139,7 +142,8 @@ class FaultInjectionIT {
    */
   void changeSpec() {
     int kind = changes++ % 3; // in turn, so that even the suite's short trial reserves and gives back
-    String name = kind == 2 ? RECLAIMING_SET : randomSet();
+    // Every other template change is the local set's image, made in place.
+    String name = kind == 2 ? RECLAIMING_SET : kind == 1 && (changes / 3) % 2 == 0 ? LOCAL_SET : randomSet();
     String path = Paths.set(NS, name);
     if (kind == 2) {
       reservedLast = !reservedLast;
@@ -151,12 +155,15 @@ class FaultInjectionIT {
         case 1 -> "{\"spec\":{\"template\":{\"metadata\":{\"annotations\":{\"release\":\"" + random.nextInt(1_000_000) + "\"}}}}}";
         default -> "{\"metadata\":{\"annotations\":{\"ordinal.io/reserved-ordinals\":" + (reserve ? "\"1\"" : "null") + "}}}";
       };
-      Api.Reply reply = api.patch(path, "application/merge-patch+json", patch);
+      boolean inPlace = kind == 1 && name.equals(LOCAL_SET);
+      Api.Reply reply = inPlace
+          ? api.patch(path, "application/json-patch+json", Manifests.imagePatch("sleeper:" + random.nextInt(1_000_000)))
+          : api.patch(path, "application/merge-patch+json", patch);
       int code = reply.code();
       expectNoInternalError(reply, "PATCH " + path);
       String change = switch (kind) {
         case 0 -> "scale";
-        case 1 -> "rollout (template change)";
+        case 1 -> inPlace ? "rollout in place (image change)" : "rollout (template change)";
         default -> reserve ? "ordinal reserved" : "reservation lifted";
       };
       count(code == 200 ? change : "write answered " + code + " (outage)");
