@@ -33,6 +33,10 @@ class RedisExampleIT {
     api.awaitConverged(NS, "redis", 3, TIMEOUT);
     assertTrue(redisWithout(0, "get", "greeting").contains("NOAUTH"), "the Secret's password is required");
     assertEquals("appendonly\nyes", redis(2, "config", "get", "appendonly"), "redis.conf of the ConfigMap was read");
+    // The role probe labels each member as Redis sees itself.
+    awaitRole(0, "master");
+    awaitRole(1, "slave");
+    awaitRole(2, "slave");
 
     assertEquals("OK", redis(0, "set", "greeting", "hello"));
     awaitValue(1, "greeting", "hello");
@@ -58,6 +62,10 @@ class RedisExampleIT {
     assertEquals("OK", redis(0, "set", "after-primary-restart", "yes"));
     awaitValue(2, "after-primary-restart", "yes");
     api.delete(Paths.set(NS, "redis"));
+  }
+
+  static void awaitRole(int ordinal, String role) {
+    api.await(Paths.pod(NS, "redis-" + ordinal), TIMEOUT, r -> role.equals(r.json().at("/metadata/labels/role").asText()));
   }
 
   static String ip(int ordinal) {

@@ -1,18 +1,24 @@
 package io.ordinal.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@code ordinal.io/leader-label} end to end (sim driver): a rolling update replaces the followers first, the leader last. */
+/**
+ * {@code ordinal.io/leader-label} end to end: a rolling update replaces the followers first, the leader
+ * last, whether the software labels its pod (sim driver) or a role probe does (local driver).
+ */
 @E2eTest
 class RolesIT {
   static final Duration TIMEOUT = Duration.ofSeconds(90);
   static Api api;
+  static OrdinalService service;
 
   @Test
   void aRollingUpdateReplacesTheFollowersFirstAndThePodLabelledLeaderLast(@Namespace String ns) {
@@ -34,5 +40,44 @@ class RolesIT {
         "{\"metadata\":{\"annotations\":{\"ordinal.io/leader-label\":\"role\"}}}");
     assertEquals(422, refused.code(), refused.body());
     assertEquals("metadata.annotations[ordinal.io/leader-label]", refused.json().at("/details/causes/0/field").asText());
+  }
+
+  @Test
+  void aRoleProbesOutputLabelsEachPodAndTheLeaderItFindsIsReplacedLast(@Namespace String ns) throws Exception {
+    // Each member says its role from a file on its volume, which the test writes as a leader election would.
+    ObjectNode set = Manifests.commandSet("roles", 3, "/bin/sh", "-c", "exec sleep 600");
+    ObjectNode annotations = (ObjectNode) set.at("/metadata/annotations");
+    annotations.put("ordinal.io/leader-label", "role=leader");
+    annotations.put("ordinal.io/role-probe", """
+        exec: {command: ["/bin/sh", "-c", "cat /usr/share/nginx/html/role 2>/dev/null || echo follower"]}
+        periodSeconds: 1""");
+    api.createSet(ns, set);
+    api.awaitConverged(ns, "roles", 3, TIMEOUT);
+    for (int i = 0; i < 3; i++) {
+      awaitLabel(ns, "roles-" + i, "follower");
+    }
+    Files.writeString(service.dataDir.resolve("local/volumes/" + ns + "/www-roles-1/role"), "leader\n");
+    awaitLabel(ns, "roles-1", "leader");
+    assertTrue(api.events(ns).stream().anyMatch(e -> e.path("reason").asText().equals("RoleChanged")
+        && e.path("message").asText().equals("role probe: role=leader (was follower)")), api.events(ns).toString());
+
+    String revision = api.set(ns, "roles").at("/status/currentRevision").asText();
+    api.setImage(ns, "roles", "busybox:2");
+    api.awaitRolledOut(ns, "roles", 3, revision, TIMEOUT);
+    List<String> deletions = api.podOperations(ns).stream().filter(op -> op.startsWith("-")).toList();
+    assertEquals(List.of("-roles-2", "-roles-0", "-roles-1"), deletions);
+
+    Api.Reply refused = api.patch(Paths.set(ns, "roles"), "application/merge-patch+json",
+        "{\"metadata\":{\"annotations\":{\"ordinal.io/leader-label\":null}}}");
+    assertEquals(422, refused.code(), refused.body());
+    assertEquals("metadata.annotations[ordinal.io/leader-label]", refused.json().at("/details/causes/0/field").asText());
+    Api.Reply noCommand = api.patch(Paths.set(ns, "roles"), "application/merge-patch+json",
+        "{\"metadata\":{\"annotations\":{\"ordinal.io/role-probe\":\"tcpSocket: {port: 80}\"}}}");
+    assertEquals(422, noCommand.code(), noCommand.body());
+    assertEquals("metadata.annotations[ordinal.io/role-probe]", noCommand.json().at("/details/causes/0/field").asText());
+  }
+
+  private static void awaitLabel(String ns, String pod, String role) {
+    api.await(Paths.pod(ns, pod), TIMEOUT, r -> r.code() == 200 && role.equals(r.json().at("/metadata/labels/role").asText()));
   }
 }

@@ -1,6 +1,7 @@
 package io.ordinal.driver.local;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Probe;
 import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.ExecProcess;
 import io.ordinal.driver.ExecRefusedException;
@@ -9,6 +10,9 @@ import io.ordinal.driver.PodDriver;
 import io.ordinal.driver.PodEvents;
 import io.ordinal.node.ThisNode;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.LeaderLabel;
+import io.ordinal.kube.RoleProbe;
+import io.ordinal.store.KubeJson;
 import io.ordinal.kube.PodHostname;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.EventRecorder;
@@ -26,6 +30,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,6 +54,8 @@ public class LocalDriver implements PodDriver {
   private static final Duration RECOVERY_REPORT_TIMEOUT = Duration.ofSeconds(30);
   /** How long an in-place update waits for its pod's supervisor to take it (it does at its next tick). */
   private static final Duration IN_PLACE_COMMIT_TIMEOUT = Duration.ofSeconds(30);
+  /** How long a set's role probe, as its pods' supervisors ask for it, is taken from memory. */
+  private static final Duration ROLE_PROBE_REREAD = Duration.ofSeconds(5);
 
   private final ObjectStore objects;
   private final Map<String, PodSupervisor> supervisors = new ConcurrentHashMap<>();
@@ -282,6 +289,43 @@ public class LocalDriver implements PodDriver {
     if (pods.updateRuntimeStatus(pod.id(), pod.uid(), phase, ready, readySince, startedAt, message, podIp,
         containerStatuses) > 0 && matters) {
       podEvents.podChanged(pod.namespace(), pod.setName(), pod.name());
+    }
+  }
+
+  /** A set's role probe and the pod label its output sets ({@code ordinal.io/leader-label}'s key). */
+  record RoleProbing(Probe probe, String labelKey) {}
+
+  private record ReadRoleProbe(Optional<RoleProbing> probing, long readAtMillis) {}
+
+  private final Map<String, ReadRoleProbe> roleProbes = new ConcurrentHashMap<>();
+
+  /** The set's role probe, read again at most every {@link #ROLE_PROBE_REREAD} (each of its pods asks). */
+  Optional<RoleProbing> roleProbe(String namespace, String setName) {
+    long now = System.currentTimeMillis();
+    ReadRoleProbe read = roleProbes.compute(namespace + "/" + setName, (key, known) ->
+        known != null && now - known.readAtMillis() < ROLE_PROBE_REREAD.toMillis() ? known
+            : new ReadRoleProbe(sets.get(namespace, setName).flatMap(set -> RoleProbe.of(set.getMetadata())
+                .flatMap(probe -> LeaderLabel.of(set.getMetadata()).map(label -> new RoleProbing(probe, label.key())))),
+                now));
+    return read.probing();
+  }
+
+  /** Labels the pod with its role ({@code key=role}) when it carries another; an event tells the change. */
+  void labelRole(DriverPod pod, String key, String role) {
+    Optional<PodRow> found = pods.findById(pod.id()).filter(row -> row.uid().equals(pod.uid()) && !row.terminating());
+    if (found.isEmpty()) {
+      return;
+    }
+    Pod object = KubeJson.read(found.get().object(), Pod.class);
+    Map<String, String> labels = new LinkedHashMap<>(Labels.labels(object.getMetadata()));
+    String before = labels.put(key, role);
+    if (role.equals(before)) {
+      return;
+    }
+    object.getMetadata().setLabels(labels);
+    // Only over the version read: a label written meanwhile through the API wins, and the next run tries again.
+    if (pods.updateObjectIfVersion(found.get().id(), found.get().resourceVersion(), KubeJson.write(object)) > 0) {
+      event(pod, "Normal", "RoleChanged", "role probe: " + key + "=" + role + (before == null ? "" : " (was " + before + ")"));
     }
   }
 

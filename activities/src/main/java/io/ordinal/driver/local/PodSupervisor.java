@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarSource;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Probe;
 import io.ordinal.driver.Signals;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -14,6 +15,7 @@ import io.ordinal.driver.DriverPod;
 import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.PodHostname;
+import io.ordinal.kube.RoleProbe;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.store.KubeJson;
@@ -93,6 +95,9 @@ final class PodSupervisor implements Runnable {
   private String publishedPhase;
   private boolean publishedReady;
   private Instant readySince;
+  /** When the set's role probe runs next; whether a run is under way. */
+  private Instant nextRoleProbe = Instant.EPOCH;
+  private volatile boolean roleProbing;
   /** An in-place update asked of this pod, applied by the supervisor thread at its next tick. */
   private final AtomicReference<InPlaceUpdate> pendingUpdate = new AtomicReference<>();
 
@@ -441,7 +446,40 @@ final class PodSupervisor implements Runnable {
       readySince = null;
     }
     publish(podStartedAt == null ? PodSnapshot.PENDING : PodSnapshot.RUNNING, ready, null);
+    probeRole(now);
     capLogs();
+  }
+
+  /**
+   * The set's role probe ({@code ordinal.io/role-probe}), every periodSeconds while the pod runs: in
+   * its first container (an exec) or at its address (an httpGet), beside the supervisor thread; its
+   * output's first line labels the pod.
+   */
+  private void probeRole(Instant now) {
+    if (roleProbing || now.isBefore(nextRoleProbe) || podStartedAt == null) {
+      return;
+    }
+    Optional<LocalDriver.RoleProbing> probing = driver.roleProbe(row.namespace(), row.setName());
+    Probe probe = probing.map(LocalDriver.RoleProbing::probe).orElse(null);
+    nextRoleProbe = now.plusSeconds(probe == null ? RoleProbe.DEFAULT_PERIOD_SECONDS : RoleProbe.periodSeconds(probe));
+    ContainerRuntime first = containers.getFirst();
+    ContainerProcess process = first.process();
+    if (probe == null || probe.getExec() != null && (process == null || !process.alive())) {
+      return;
+    }
+    roleProbing = true;
+    Thread.ofVirtual().start(() -> {
+      try {
+        ProbeRunner.output(probe, podIp, first.spec.getPorts() == null ? List.of() : first.spec.getPorts(),
+                probe.getExec() != null ? execTarget(process) : null)
+            .flatMap(RoleProbe::role)
+            .ifPresent(role -> driver.labelRole(row, probing.get().labelKey(), role));
+      } catch (RuntimeException e) {
+        log.debug("pod {}: role probe failed", name(), e);
+      } finally {
+        roleProbing = false;
+      }
+    });
   }
 
   /** Writes the pod's status when it changed, and wakes the set's workflow. */

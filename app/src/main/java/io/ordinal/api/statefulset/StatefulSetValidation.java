@@ -33,6 +33,7 @@ import io.ordinal.kube.PodTemplateDefaults;
 import io.ordinal.kube.PodUpdatePolicy;
 import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.kube.ReservedOrdinals;
+import io.ordinal.kube.RoleProbe;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.podsecurity.PodSecurity;
 import io.ordinal.podsecurity.PodSecurityAdmission;
@@ -325,6 +326,12 @@ public final class StatefulSetValidation {
       }
       checkAnnotation(meta, ReservedOrdinals.ANNOTATION, ReservedOrdinals::problem);
       checkAnnotation(meta, ParallelConcurrency.ANNOTATION, ParallelConcurrency::problem);
+      if (meta.getAnnotations().containsKey(RoleProbe.ANNOTATION)
+          && checkAnnotation(meta, RoleProbe.ANNOTATION, RoleProbe::problem)
+          && !meta.getAnnotations().containsKey(LeaderLabel.ANNOTATION)) {
+        errors.add(FieldError.required("metadata.annotations[" + LeaderLabel.ANNOTATION + "]",
+            "a role probe needs the leader label, whose key its output sets"));
+      }
       String updatePolicy = meta.getAnnotations().get(PodUpdatePolicy.ANNOTATION);
       if (updatePolicy != null && PodUpdatePolicy.problem(updatePolicy) != null) {
         errors.add(FieldError.notSupported("metadata.annotations[" + PodUpdatePolicy.ANNOTATION + "]", updatePolicy,
