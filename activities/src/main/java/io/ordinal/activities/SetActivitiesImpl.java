@@ -168,16 +168,17 @@ public class SetActivitiesImpl implements SetActivities {
       return new InPlaceUpdates(policy, List.of());
     }
     List<String> from = history.stream().filter(r -> !r.name().equals(updateRevision))
-        .filter(r -> IN_PLACE.computeIfAbsent(r.uid() + ">" + to.get().uid(), pair -> PodUpdatePolicy.notInPlace(
+        .filter(r -> inPlacePairs.computeIfAbsent(r.uid() + ">" + to.get().uid(), pair -> PodUpdatePolicy.notInPlace(
             template(r), template(to.get())).isEmpty()))
         .map(ControllerRevisionRow::name).toList();
-    if (IN_PLACE.size() > 10_000) {
-      IN_PLACE.clear(); // a bound, never reached by the revisions a set keeps
+    if (inPlacePairs.size() > 10_000) {
+      inPlacePairs.clear(); // a bound, never reached by the revisions a set keeps
     }
     return new InPlaceUpdates(policy, from);
   }
 
-  private static final Map<String, Boolean> IN_PLACE = new ConcurrentHashMap<>();
+  /** Whether a pod can go in place from one revision to another (by their uids): revisions never change. */
+  private final Map<String, Boolean> inPlacePairs = new ConcurrentHashMap<>();
 
   private static PodTemplateSpec template(ControllerRevisionRow revision) {
     return PodTemplateDefaults.apply(KubeJson.read(revision.template(), PodTemplateSpec.class));

@@ -3,11 +3,11 @@ package io.ordinal.cluster;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.PodUpdatePolicy;
 import io.ordinal.store.KubeJson;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +38,7 @@ record InPlaceProgress(Map<String, Before> containers, long notedAtMillis) {
     for (Container next : updated.getSpec().getContainers()) {
       Optional<Container> now = container(actual, next.getName());
       boolean restarts = now.isEmpty() || !Objects.equals(now.get().getImage(), next.getImage());
-      if (restarts || !sameResources(now.get().getResources(), next.getResources())) {
+      if (restarts || !PodUpdatePolicy.resourcesApplied(next.getResources(), now.get().getResources())) {
         Optional<ContainerStatus> status = status(actual, next.getName());
         changed.put(next.getName(), new Before(status.map(ContainerStatus::getRestartCount).orElse(0),
             status.map(ContainerStatus::getContainerID).orElse(""), restarts));
@@ -71,7 +71,7 @@ record InPlaceProgress(Map<String, Before> containers, long notedAtMillis) {
     for (Container container : wanted.getSpec().getContainers()) {
       Optional<Container> now = container(actual, container.getName());
       if (now.isEmpty() || !Objects.equals(now.get().getImage(), container.getImage())
-          || !sameResources(now.get().getResources(), container.getResources())) {
+          || !PodUpdatePolicy.resourcesApplied(container.getResources(), now.get().getResources())) {
         return false; // not patched yet
       }
     }
@@ -105,10 +105,15 @@ record InPlaceProgress(Map<String, Before> containers, long notedAtMillis) {
         return false;
       }
       String id = Objects.requireNonNullElse(status.get().getContainerID(), "");
-      boolean restarted = status.get().getRestartCount() != null && status.get().getRestartCount() > before.restartCount()
-          || !before.containerId().isEmpty() && !id.isEmpty() && !id.equals(before.containerId());
-      boolean resized = container(actual, entry.getKey())
-          .map(c -> sameResources(c.getResources(), status.get().getResources())).orElse(false);
+      // Restarted since the update was noted (a crash restart before it does not count), and running.
+      var running = status.get().getState() == null ? null : status.get().getState().getRunning();
+      boolean runningSinceNoted = running != null && running.getStartedAt() != null && !KubeJson.instant(
+          running.getStartedAt()).isBefore(Instant.ofEpochMilli(notedAtMillis).truncatedTo(ChronoUnit.SECONDS));
+      boolean restarted = runningSinceNoted && (status.get().getRestartCount() != null
+          && status.get().getRestartCount() > before.restartCount()
+          || !before.containerId().isEmpty() && !id.isEmpty() && !id.equals(before.containerId()));
+      boolean resized = container(actual, entry.getKey()).map(c -> status.get().getResources() != null
+          && PodUpdatePolicy.resourcesApplied(c.getResources(), status.get().getResources())).orElse(false);
       if (before.restarts() ? !restarted : !resized) {
         return false;
       }
@@ -123,21 +128,5 @@ record InPlaceProgress(Map<String, Before> containers, long notedAtMillis) {
   private static Optional<ContainerStatus> status(Pod pod, String name) {
     return pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null ? Optional.empty()
         : pod.getStatus().getContainerStatuses().stream().filter(s -> name.equals(s.getName())).findFirst();
-  }
-
-  /** Whether two containers ask for the same requests and limits, quantity by quantity ("1Gi" is "1024Mi"). */
-  static boolean sameResources(ResourceRequirements a, ResourceRequirements b) {
-    return sameQuantities(a == null ? null : a.getRequests(), b == null ? null : b.getRequests())
-        && sameQuantities(a == null ? null : a.getLimits(), b == null ? null : b.getLimits());
-  }
-
-  private static boolean sameQuantities(Map<String, Quantity> a, Map<String, Quantity> b) {
-    Map<String, Quantity> x = a == null ? Map.of() : a;
-    Map<String, Quantity> y = b == null ? Map.of() : b;
-    if (!x.keySet().equals(y.keySet())) {
-      return false;
-    }
-    return x.entrySet().stream().allMatch(e -> e.getValue().getNumericalAmount()
-        .compareTo(y.get(e.getKey()).getNumericalAmount()) == 0);
   }
 }

@@ -20,6 +20,8 @@ import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.driver.PodEvents;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.PodUpdatePolicy;
+import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
@@ -266,9 +268,12 @@ public class KubernetesDriver implements PodDriver {
         images.with("spec").withArray("containers").addObject().put("name", container.getName())
             .put("image", container.getImage());
       }
-      if (now.isPresent() && !InPlaceProgress.sameResources(now.get().getResources(), container.getResources())) {
-        resized.with("spec").withArray("containers").addObject().put("name", container.getName())
-            .set("resources", KubeJson.JSON.valueToTree(container.getResources()));
+      if (now.isPresent() && !PodUpdatePolicy.resourcesApplied(container.getResources(), now.get().getResources())) {
+        // cpu and memory only, requests defaulted from limits: what the API server would hold the pod to.
+        ObjectNode resources = resized.with("spec").withArray("containers").addObject().put("name", container.getName())
+            .putObject("resources");
+        resources.set("requests", KubeJson.JSON.valueToTree(PodUpdatePolicy.effective(container.getResources(), false, true)));
+        resources.set("limits", KubeJson.JSON.valueToTree(PodUpdatePolicy.effective(container.getResources(), true, true)));
       }
     }
     if (!row.revision().equals(Labels.labels(actual.getMetadata()).get(Labels.REVISION_HASH))) {
@@ -284,10 +289,16 @@ public class KubernetesDriver implements PodDriver {
       }
       return true;
     } catch (KubernetesClientException e) {
-      if (e.getCode() < 400 || e.getCode() >= 500 || e.getCode() == 409 || e.getCode() == 429) {
-        throw e; // tried again with back-off
+      boolean inPlaceOnly = sets.get(row.namespace(), row.setName())
+          .map(set -> InPlaceUpdates.ONLY.equals(PodUpdatePolicy.of(set.getMetadata()))).orElse(false);
+      if (e.getCode() < 400 || e.getCode() >= 500 || e.getCode() == 401 || e.getCode() == 403 || e.getCode() == 409
+          || e.getCode() == 429 || inPlaceOnly) {
+        // Tried again with back-off: a server or permission problem is fixed there (the ClusterRole
+        // needs patch on pods and pods/resize), and InPlaceOnly never replaces a pod.
+        report(row, "the cluster did not take pod " + row.name() + "'s in-place update: " + e.getMessage());
+        throw e;
       }
-      String why = "the cluster refused to update pod " + row.name() + " in place (" + e.getStatus().getMessage()
+      String why = "the cluster refused to update pod " + row.name() + " in place (" + e.getMessage()
           + "); it is replaced instead";
       log.warn(why);
       report(row, why);
@@ -384,8 +395,8 @@ public class KubernetesDriver implements PodDriver {
         || !Objects.equals(status.getPodIP(), row.podIp()) || !Objects.equals(containerStatuses, row.containerStatuses());
     boolean matters = PodSnapshot.statusMatters(row.phase(), row.ready(), phase, isReady)
         || isReady && !Objects.equals(readySince, row.readySince());
-    if (changed && pods.updateRuntimeStatus(row.id(), row.uid(), phase, isReady, readySince, startedAt, message,
-        status.getPodIP(), containerStatuses) > 0 && matters) {
+    if (changed && pods.updateRuntimeStatusAt(row.id(), row.uid(), row.revision(), phase, isReady, readySince, startedAt,
+        message, status.getPodIP(), containerStatuses) > 0 && matters) {
       events.podChanged(row.namespace(), row.setName(), row.name());
     }
   }
@@ -397,8 +408,8 @@ public class KubernetesDriver implements PodDriver {
 
   private void report(PodRow row, String message) {
     if (!message.equals(row.message())) {
-      pods.updateRuntimeStatus(row.id(), row.uid(), row.phase(), row.ready(), row.readySince(), row.startedAt(), message,
-          row.podIp(), row.containerStatuses());
+      pods.updateRuntimeStatusAt(row.id(), row.uid(), row.revision(), row.phase(), row.ready(), row.readySince(),
+          row.startedAt(), message, row.podIp(), row.containerStatuses());
     }
   }
 }

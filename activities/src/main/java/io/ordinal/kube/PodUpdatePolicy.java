@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -76,7 +77,87 @@ public final class PodUpdatePolicy {
         }
       }
     }
-    return firstDifference(before, after, "").map(field -> new NotInPlace(field, "differs beyond containers' images and resources"));
+    Optional<NotInPlace> other = firstDifference(before, after, "")
+        .map(field -> new NotInPlace(field, "differs beyond containers' images and resources"));
+    if (other.isPresent()) {
+      return other;
+    }
+    List<Container> was = from.getSpec().getContainers();
+    List<Container> is = to.getSpec().getContainers();
+    for (int i = 0; i < was.size(); i++) {
+      Optional<String> why = notResizable(was.get(i).getResources(), is.get(i).getResources());
+      if (why.isPresent()) {
+        return Optional.of(new NotInPlace("spec.containers[" + i + "].resources", why.get()));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static final List<String> RESIZABLE = List.of("cpu", "memory");
+
+  /**
+   * Why a container's resources cannot go from {@code a} to {@code b} by a resize: upstream resizes
+   * only cpu and memory, and none of their requests or limits can be removed.
+   */
+  private static Optional<String> notResizable(ResourceRequirements a, ResourceRequirements b) {
+    for (boolean limits : List.of(false, true)) {
+      Map<String, Quantity> before = effective(a, limits, false);
+      Map<String, Quantity> after = effective(b, limits, false);
+      for (String name : union(before.keySet(), after.keySet())) {
+        boolean resizable = RESIZABLE.contains(name);
+        if (!resizable && !sameQuantity(before.get(name), after.get(name))) {
+          return Optional.of("only cpu and memory are resized in place, not " + name);
+        }
+        if (resizable && before.containsKey(name) && !after.containsKey(name)) {
+          return Optional.of("a " + name + (limits ? " limit" : " request") + " cannot be removed in place");
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A container's requests (with {@code limits} false) or limits, requests defaulted from limits as
+   * the API server defaults them; only cpu and memory with {@code resizableOnly}.
+   */
+  public static Map<String, Quantity> effective(ResourceRequirements resources, boolean limits, boolean resizableOnly) {
+    Map<String, Quantity> out = new LinkedHashMap<>(
+        resources == null || resources.getLimits() == null ? Map.of() : resources.getLimits());
+    if (!limits && resources != null && resources.getRequests() != null) {
+      out.putAll(resources.getRequests());
+    }
+    if (resizableOnly) {
+      out.keySet().retainAll(RESIZABLE);
+    }
+    return out;
+  }
+
+  /**
+   * Whether a container whose resources are {@code actual} (a cluster's pod, or what its status
+   * reports) has the cpu and memory {@code wanted} asks for, requests defaulted from limits; what
+   * {@code wanted} does not set (a LimitRange's defaults) is not compared.
+   */
+  public static boolean resourcesApplied(ResourceRequirements wanted, ResourceRequirements actual) {
+    for (boolean limits : List.of(false, true)) {
+      Map<String, Quantity> want = effective(wanted, limits, true);
+      Map<String, Quantity> have = effective(actual, limits, true);
+      for (var entry : want.entrySet()) {
+        if (!sameQuantity(entry.getValue(), have.get(entry.getKey()))) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean sameQuantity(Quantity a, Quantity b) {
+    return a == null || b == null ? a == b : a.getNumericalAmount().compareTo(b.getNumericalAmount()) == 0;
+  }
+
+  private static TreeSet<String> union(Set<String> a, Set<String> b) {
+    TreeSet<String> all = new TreeSet<>(a);
+    all.addAll(b);
+    return all;
   }
 
   /**

@@ -372,10 +372,20 @@ public class PodLifecycle {
     PodRow row = found.get();
     PodTemplateSpec template = revisions.template(key.namespace(), revision)
         .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + revision, "MissingRevision"));
-    Pod updated = PodUpdatePolicy.updated(KubeJson.read(row.object(), Pod.class), template, revision);
+    Pod before = KubeJson.read(row.object(), Pod.class);
+    Pod updated = PodUpdatePolicy.updated(before, template, revision);
     String setUid = set.get().getMetadata().getUid();
     drivers.get(row.driver()).updateInPlace(DriverPod.of(row), updated, noted -> tx.executeWrite(status -> {
-      boolean stored = pods.updateInPlace(row, revision, noted);
+      // On the pod as stored now: the images, resources and revision label, and what the driver noted.
+      Map<String, String> notes = new LinkedHashMap<>(Labels.annotations(noted.getMetadata()));
+      notes.entrySet().removeIf(note -> note.getValue().equals(Labels.annotations(before.getMetadata()).get(note.getKey())));
+      boolean stored = pods.updateInPlace(row, revision, current -> {
+        Pod changed = PodUpdatePolicy.updated(current, template, revision);
+        Map<String, String> annotations = new LinkedHashMap<>(Labels.annotations(changed.getMetadata()));
+        annotations.putAll(notes);
+        changed.getMetadata().setAnnotations(annotations);
+        return changed;
+      });
       if (stored) {
         events.record(key.namespace(), "StatefulSet", key.name(), setUid, EventRecorder.NORMAL, "SuccessfulUpdate",
             "update Pod " + podName + " in StatefulSet " + key.name() + " in place from revision " + row.revision()

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /** Pods and PVCs in PostgreSQL, and their API objects. */
 @Singleton
@@ -53,11 +54,25 @@ public class PodStore {
   }
 
   /**
-   * Stores that incarnation of the pod updated in place from revision {@code from} to {@code revision},
-   * unready; false when it is gone, terminating or no longer at {@code from}.
+   * Stores that incarnation of the pod ({@code row}'s uid) updated in place from {@code row}'s
+   * revision to {@code revision}, unready: {@code change} applied to the pod as stored now (a label
+   * written meanwhile through the API is kept). False when it is gone, terminating or no longer at
+   * that revision.
    */
-  public boolean updateInPlace(PodRow row, String revision, Pod updated) {
-    return pods.updateInPlace(row.id(), row.uid(), row.revision(), revision, KubeJson.write(updated)) > 0;
+  public boolean updateInPlace(PodRow row, String revision, UnaryOperator<Pod> change) {
+    for (int attempt = 0; attempt < 5; attempt++) {
+      Optional<PodRow> now = pods.findById(row.id()).filter(found -> found.uid().equals(row.uid())
+          && found.revision().equals(row.revision()) && !found.terminating());
+      if (now.isEmpty()) {
+        return false;
+      }
+      Pod updated = change.apply(KubeJson.read(now.get().object(), Pod.class));
+      if (pods.updateInPlace(row.id(), row.uid(), row.revision(), now.get().resourceVersion(), revision,
+          KubeJson.write(updated)) > 0) {
+        return true;
+      }
+    }
+    throw new IllegalStateException("pod " + row.name() + " kept changing while it was updated in place");
   }
 
   /**

@@ -179,6 +179,18 @@ public final class Repositories {
         @Nullable Instant startedAt, @Nullable String message, @Nullable String podIp,
         @Nullable String containerStatuses);
 
+    /**
+     * {@link #updateRuntimeStatus} of the pod as it was read, at {@code revision}: a status read from
+     * before an in-place update was stored must not make the updated pod Ready.
+     */
+    @Query("""
+        UPDATE pods SET phase = :phase, ready = :ready, ready_since = :readySince, started_at = :startedAt,
+          message = :message, pod_ip = :podIp, container_statuses = :containerStatuses
+        WHERE id = :id AND uid = :uid AND revision = :revision""")
+    long updateRuntimeStatusAt(String id, String uid, String revision, String phase, boolean ready,
+        @Nullable Instant readySince, @Nullable Instant startedAt, @Nullable String message, @Nullable String podIp,
+        @Nullable String containerStatuses);
+
     @Query("""
         UPDATE pods SET deletion_timestamp = :deletionTimestamp
         WHERE id = :id AND uid = :uid AND deletion_timestamp IS NULL""")
@@ -190,8 +202,9 @@ public final class Repositories {
     /** An in-place update: the pod at {@code revision}, unready until its restarted containers are Ready. */
     @Query("""
         UPDATE pods SET object = :object, revision = :revision, ready = false, ready_since = NULL
-        WHERE id = :id AND uid = :uid AND revision = :from AND deletion_timestamp IS NULL""")
-    long updateInPlace(String id, String uid, String from, String revision, String object);
+        WHERE id = :id AND uid = :uid AND revision = :from AND resource_version = :version
+          AND deletion_timestamp IS NULL""")
+    long updateInPlace(String id, String uid, String from, long version, String revision, String object);
 
     /** Optimistic concurrency for writes through the API: only while the pod is at {@code expected}. */
     @Query("UPDATE pods SET object = :object WHERE id = :id AND resource_version = :expected")

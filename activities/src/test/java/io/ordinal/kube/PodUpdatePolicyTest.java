@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.ordinal.store.KubeJson;
 import java.util.Optional;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class PodUpdatePolicyTest {
@@ -55,6 +56,34 @@ class PodUpdatePolicyTest {
     assertTrue(why.detail().contains("from Burstable to Guaranteed"), why.detail());
     assertEquals(Optional.empty(), PodUpdatePolicy.notInPlace(guaranteed,
         template(app("nginx:1", ",\"resources\":{\"limits\":{\"cpu\":\"2\",\"memory\":\"2Gi\"}}"))));
+  }
+
+  @Test
+  void onlyCpuAndMemoryAreResizedInPlaceAndNoneOfTheirRequestsOrLimitsIsRemoved() {
+    PodTemplateSpec from = template(app("nginx:1",
+        ",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"ephemeral-storage\":\"1Gi\"},\"limits\":{\"memory\":\"1Gi\"}}"));
+    var storage = PodUpdatePolicy.notInPlace(from, template(app("nginx:1",
+        ",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"ephemeral-storage\":\"2Gi\"},\"limits\":{\"memory\":\"1Gi\"}}")))
+        .orElseThrow();
+    assertEquals("spec.containers[0].resources", storage.field());
+    assertTrue(storage.detail().contains("not ephemeral-storage"), storage.detail());
+    var removed = PodUpdatePolicy.notInPlace(from, template(app("nginx:1",
+        ",\"resources\":{\"requests\":{\"cpu\":\"100m\",\"ephemeral-storage\":\"1Gi\"}}"))).orElseThrow();
+    assertTrue(removed.detail().contains("memory request cannot be removed"), removed.detail());
+    assertEquals(Optional.empty(), PodUpdatePolicy.notInPlace(from, template(app("nginx:1",
+        ",\"resources\":{\"requests\":{\"cpu\":\"300m\",\"ephemeral-storage\":\"1Gi\"},\"limits\":{\"memory\":\"2Gi\"}}"))));
+  }
+
+  @Test
+  void resourcesAreAppliedWhenTheCpuAndMemoryAskedForAreThereWithRequestsDefaultedFromLimits() {
+    var wanted = KubeJson.read("{\"limits\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}",
+        io.fabric8.kubernetes.api.model.ResourceRequirements.class);
+    var cluster = KubeJson.read("{\"requests\":{\"cpu\":\"1000m\",\"memory\":\"1024Mi\",\"ephemeral-storage\":\"1Gi\"},"
+        + "\"limits\":{\"cpu\":\"1\",\"memory\":\"1Gi\"}}", io.fabric8.kubernetes.api.model.ResourceRequirements.class);
+    assertTrue(PodUpdatePolicy.resourcesApplied(wanted, cluster), "a LimitRange's additions and the defaulted requests");
+    var smaller = KubeJson.read("{\"requests\":{\"cpu\":\"1\",\"memory\":\"512Mi\"},\"limits\":{\"cpu\":\"1\",\"memory\":\"512Mi\"}}",
+        io.fabric8.kubernetes.api.model.ResourceRequirements.class);
+    Assertions.assertFalse(PodUpdatePolicy.resourcesApplied(wanted, smaller));
   }
 
   @Test

@@ -150,6 +150,8 @@ class DeployManifestsIT {
       "patch statefulsets.apps.ordinal.io --subresource=status",
       "update statefulsets.apps.ordinal.io --subresource=finalizers",
       "list pods", "watch pods", "create pods", "delete pods",
+      // An in-place update: the image by a patch, resources through the resize subresource.
+      "patch pods", "patch pods --subresource=resize",
       "get persistentvolumeclaims", "create persistentvolumeclaims", "delete persistentvolumeclaims",
       "create events"})
   void serviceAccountMayDoWhatTheServiceDoesInTheCluster(String request) {
@@ -166,7 +168,7 @@ class DeployManifestsIT {
       "create customresourcedefinitions.apiextensions.k8s.io",
       // Upstream's StatefulSets, and anything it has no use for.
       "create statefulsets.apps", "get secrets", "list secrets", "create secrets", "get configmaps",
-      "update pods", "patch pods", "create pods --subresource=exec", "update persistentvolumeclaims",
+      "update pods", "update pods --subresource=resize", "create pods --subresource=exec", "update persistentvolumeclaims",
       "list persistentvolumeclaims", "watch persistentvolumeclaims", "patch events", "create events.events.k8s.io",
       "create clusterrolebindings.rbac.authorization.k8s.io", "create namespaces", "create nodes"})
   void serviceAccountMayNotDoAnythingElse(String request) {

@@ -71,6 +71,7 @@ class InPlaceUpdateIT {
     // Highest first, each once the one before had been Ready for minReadySeconds.
     for (int i = 2; i > 0; i--) {
       long readyBefore = Pods.readySince(after.get(i));
+      assertTrue(readyBefore >= Pods.started(after.get(i)), "inplace-" + i + "'s Ready time is its new container's");
       long restarted = Pods.started(after.get(i - 1));
       assertTrue(restarted >= readyBefore + 2_000, "inplace-" + (i - 1) + " restarted at " + restarted
           + ", before inplace-" + i + " had been Ready for 2 s (since " + readyBefore + ")");

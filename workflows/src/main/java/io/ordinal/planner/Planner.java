@@ -87,6 +87,8 @@ public final class Planner {
    * Forced rollback, which upstream leaves to a human (its documented known issue): a pod that is not
    * healthy and runs a revision that is no longer its target is replaced instead of waited on, so a
    * bad template that was reverted never leaves the set stuck. A paused rollout replaces nothing.
+   * Under a pod update policy, a Running one that can go in place to its target is updated in place
+   * instead; under InPlaceOnly one that cannot waits to be deleted by hand.
    */
   static boolean replaceInsteadOfWaiting(SetSnapshot set, PodSnapshot pod) {
     return !pod.healthy() && set.rollingUpdate() && !set.rollout().paused()
@@ -227,7 +229,8 @@ public final class Planner {
 
     int podActions() {
       return (int) actions.stream()
-          .filter(a -> a instanceof Action.CreatePod || a instanceof Action.DeletePod || a instanceof Action.RunHook)
+          .filter(a -> a instanceof Action.CreatePod || a instanceof Action.DeletePod || a instanceof Action.RunHook
+              || a instanceof Action.UpdatePodInPlace)
           .count();
     }
 
@@ -270,8 +273,18 @@ public final class Planner {
         return new Step.Acted("pod " + name + " to be recreated");
       }
       if (replaceInsteadOfWaiting(set, pod)) {
+        String target = revisionFor(set, ordinal);
+        if (PodSnapshot.RUNNING.equals(pod.phase()) && target.equals(set.updateRevision())
+            && set.inPlace().possibleFrom(pod.revision())) {
+          // Its containers restart at the target revision: the same repair as a replacement, in place.
+          actions.add(new Action.UpdatePodInPlace(ordinal, name, target));
+          return new Step.Acted("pod " + name + " to be Running and Ready at revision " + target);
+        }
+        if (set.inPlace().only()) {
+          return new Step.Waits(waitForDeletionByHand(set, pod).waitingFor());
+        }
         actions.add(new Action.DeletePod(ordinal, name, FORCED_REPLACEMENT));
-        return new Step.Acted("pod " + name + " to be replaced at revision " + revisionFor(set, ordinal));
+        return new Step.Acted("pod " + name + " to be replaced at revision " + target);
       }
       if (!pod.runningAndReady()) {
         return new Step.Waits("pod " + name + " to be Running and Ready");
@@ -488,10 +501,14 @@ public final class Planner {
     return Optional.of(new Action.DeletePod(pod.ordinal(), pod.name(), "update to revision " + set.updateRevision()));
   }
 
-  /** InPlaceOnly, and the pod's revision differs from the update revision in more than images and resources. */
+  /**
+   * InPlaceOnly, and the pod's revision differs from the update revision in more than images and
+   * resources, or the set's driver does not update in place.
+   */
   private static Plan waitForDeletionByHand(SetSnapshot set, PodSnapshot pod) {
     return new Plan(List.of(), false, 0, "pod " + pod.name() + " to be deleted by hand: its revision " + pod.revision()
-        + " cannot be updated in place to " + set.updateRevision() + " (pod update policy " + InPlaceUpdates.ONLY + ")");
+        + " cannot be updated in place to " + set.updateRevision() + " (pod update policy " + InPlaceUpdates.ONLY
+        + "; the revisions differ beyond images and resources, or the set's driver does not update in place)");
   }
 
   /**

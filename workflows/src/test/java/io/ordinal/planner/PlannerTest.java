@@ -374,8 +374,13 @@ class PlannerTest {
         Arguments.of("InPlaceOnly never replaces: the pod waits to be deleted by hand", ONLY, 3, false, 1,
             "0Ra 1Ra 2Rc", ""),
         Arguments.of("InPlaceOnly stops at such a pod, highest first", ONLY, 3, false, 3, "0Ra 1Rc 2Ra", "~2"),
-        Arguments.of("a broken pod of an old revision is still replaced, not restarted (forced rollback)", IF_POSSIBLE, 3,
-            true, 1, "0Rb 1Rb 2Na", "-2"));
+        Arguments.of("a broken pod of a revision that can go in place is restarted in place (forced rollback)",
+            IF_POSSIBLE, 3, true, 1, "0Rb 1Rb 2Na", "~2"),
+        Arguments.of("a broken pod of another revision is replaced (forced rollback)", IF_POSSIBLE, 3, true, 1,
+            "0Rb 1Rb 2Nc", "-2"),
+        Arguments.of("a pending pod of an old revision is replaced: nothing runs to restart", IF_POSSIBLE, 3, true, 1,
+            "0Rb 1Rb 2Pa", "-2"),
+        Arguments.of("InPlaceOnly replaces no broken pod that cannot go in place", ONLY, 3, true, 1, "0Rb 1Rb 2Nc", ""));
   }
 
   static final String IF_POSSIBLE = InPlaceUpdates.IF_POSSIBLE;

@@ -66,10 +66,11 @@ final class ContainerRuntime {
   private final ProbeState liveness;
   private final ProbeState readiness;
   /**
-   * The process was started from another spec than this one: its pod was updated in place and the
-   * service went down before it was restarted. It is stopped and started again at the next tick.
+   * The hash of the spec the running process was started from ({@link #specHash}); null without a
+   * process. Another than this spec's when its pod was updated in place and the service went down
+   * before the container was restarted: it is stopped and started again at the next tick.
    */
-  private boolean startedFromOtherSpec;
+  private String processSpecHash;
 
   ContainerRuntime(Container spec, PodSupervisor pod) {
     this.spec = spec;
@@ -95,7 +96,8 @@ final class ContainerRuntime {
           Instant.ofEpochMilli(saved.processStartMillis()));
       if (adopted.isPresent()) {
         process = adopted.get();
-        startedFromOtherSpec = saved.specHash() != null && !saved.specHash().equals(specHash(spec));
+        // A state file of a release before in-place updates has no hash: its process runs the spec it has now.
+        processSpecHash = saved.specHash() != null ? saved.specHash() : specHash(spec);
         cgroup = Cgroups.unlimited(pod.containerId(spec.getName())); // where its OOM kills are counted
         startedAt = Instant.ofEpochMilli(saved.startedAtMillis());
         startup.reset(startedAt);
@@ -115,7 +117,7 @@ final class ContainerRuntime {
         process == null ? 0 : process.startedAt().toEpochMilli(),
         startedAt == null ? 0 : startedAt.toEpochMilli(), restartCount, lastExitCode, lastReason,
         lastStartedAt == null ? 0 : lastStartedAt.toEpochMilli(), lastFinishedAt == null ? 0 : lastFinishedAt.toEpochMilli(),
-        process == null ? null : process.id(), startedFromOtherSpec ? null : specHash(spec));
+        process == null ? null : process.id(), process == null ? null : processSpecHash);
   }
 
   /** What the kubelet's container hash is for: a change of the container's spec is told from it. */
@@ -145,7 +147,7 @@ final class ContainerRuntime {
       }
       recordExit(code, code == 0 ? "Completed" : "Error", Instant.now());
     }
-    startedFromOtherSpec = false;
+    processSpecHash = null;
     nextStartAt = Instant.EPOCH;
     backoff = INITIAL_BACKOFF;
     waitingReason = "ContainerCreating";
@@ -164,7 +166,7 @@ final class ContainerRuntime {
 
   /** Advances this container by one step; returns true when something a status shows changed. */
   boolean tick(Instant now) throws Exception {
-    if (startedFromOtherSpec) {
+    if (startedFromOtherSpec()) {
       stopForUpdate(now);
       pod.saveState();
       return true;
@@ -252,6 +254,7 @@ final class ContainerRuntime {
       return;
     }
     startedAt = now;
+    processSpecHash = specHash(spec);
     started = false;
     ready = false;
     startup.reset(now);
@@ -308,7 +311,7 @@ final class ContainerRuntime {
 
   /** Its process was re-adopted but started from another spec: it is restarted at the next tick. */
   boolean startedFromOtherSpec() {
-    return startedFromOtherSpec;
+    return process != null && processSpecHash != null && !processSpecHash.equals(specHash(spec));
   }
 
   ContainerStatus status() {

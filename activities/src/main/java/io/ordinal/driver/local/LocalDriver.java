@@ -34,6 +34,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -53,7 +54,7 @@ public class LocalDriver implements PodDriver {
   private static final Logger log = LoggerFactory.getLogger(LocalDriver.class);
   private static final Duration RECOVERY_REPORT_TIMEOUT = Duration.ofSeconds(30);
   /** How long an in-place update waits for its pod's supervisor to take it (it does at its next tick). */
-  private static final Duration IN_PLACE_COMMIT_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration IN_PLACE_COMMIT_TIMEOUT = Duration.ofSeconds(20); // within the step's 30 s
   /** How long a set's role probe, as its pods' supervisors ask for it, is taken from memory. */
   private static final Duration ROLE_PROBE_REREAD = Duration.ofSeconds(5);
 
@@ -112,12 +113,16 @@ public class LocalDriver implements PodDriver {
    */
   @Override
   public boolean updateInPlace(DriverPod pod, Pod updated, Predicate<Pod> commit) {
+    PodSupervisor supervisor = supervise(pod);
+    CompletableFuture<Boolean> committed = supervisor.updateInPlace(updated, () -> commit.test(updated));
     try {
-      return supervise(pod).updateInPlace(updated, () -> commit.test(updated)).get(IN_PLACE_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      return committed.get(IN_PLACE_COMMIT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
+      supervisor.withdraw(committed);
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while pod " + pod.name() + " was updated in place", e);
     } catch (ExecutionException | TimeoutException e) {
+      supervisor.withdraw(committed);
       throw new IllegalStateException("pod " + pod.name() + " could not be updated in place: " + e, e);
     }
   }

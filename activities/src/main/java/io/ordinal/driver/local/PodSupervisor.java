@@ -98,6 +98,8 @@ final class PodSupervisor implements Runnable {
   /** When the set's role probe runs next; whether a run is under way. */
   private Instant nextRoleProbe = Instant.EPOCH;
   private volatile boolean roleProbing;
+  /** Whether its main loop runs: only then is an in-place update taken. */
+  private volatile boolean supervising;
   /** An in-place update asked of this pod, applied by the supervisor thread at its next tick. */
   private final AtomicReference<InPlaceUpdate> pendingUpdate = new AtomicReference<>();
 
@@ -171,13 +173,16 @@ final class PodSupervisor implements Runnable {
         if (!stopRequested && !initDone) {
           runInitContainers();
         }
+        supervising = true;
         while (!stopRequested && !detached) {
           superviseOnce();
           Thread.sleep(TICK.toMillis());
         }
+        supervising = false;
       } catch (InterruptedException e) {
         throw e;
       } catch (Exception e) {
+        supervising = false;
         log.error("pod {}: supervisor failed", name(), e);
         driver.fail(row, e.toString());
         reported.countDown();
@@ -299,6 +304,7 @@ final class PodSupervisor implements Runnable {
         c.restore(s);
       }
     }
+    saveState(); // with the spec hash of each process adopted, which a state file of an earlier release lacks
   }
 
   synchronized void saveState() {
@@ -380,12 +386,24 @@ final class PodSupervisor implements Runnable {
    * says whether it was committed.
    */
   CompletableFuture<Boolean> updateInPlace(Pod updated, BooleanSupplier commit) {
+    if (!supervising) {
+      throw new IllegalStateException("pod " + name() + " does not run its containers (it is starting, waiting for its"
+          + " volumes or init containers, stopping, or its setup failed): it cannot be updated in place now");
+    }
     InPlaceUpdate update = new InPlaceUpdate(updated, commit, new CompletableFuture<>());
     InPlaceUpdate replaced = pendingUpdate.getAndSet(update);
     if (replaced != null) {
       replaced.committed().complete(false);
     }
     return update.committed();
+  }
+
+  /** An update the activity no longer waits for (it timed out) is not applied later. */
+  void withdraw(CompletableFuture<Boolean> committed) {
+    InPlaceUpdate pending = pendingUpdate.get();
+    if (pending != null && pending.committed() == committed && pendingUpdate.compareAndSet(pending, null)) {
+      committed.complete(false);
+    }
   }
 
   private void applyInPlaceUpdate(Instant now) throws InterruptedException {
@@ -397,8 +415,13 @@ final class PodSupervisor implements Runnable {
     try {
       committed = update.commit().getAsBoolean();
     } catch (RuntimeException e) {
-      update.committed().completeExceptionally(e);
-      return;
+      // The commit may have been written though its answer was lost: the stored pod says.
+      committed = driver.currentPod(row).map(stored -> stored.getSpec().getContainers()
+          .equals(update.updated().getSpec().getContainers())).orElse(false);
+      if (!committed) {
+        update.committed().completeExceptionally(e);
+        return;
+      }
     }
     update.committed().complete(committed);
     if (!committed) {
