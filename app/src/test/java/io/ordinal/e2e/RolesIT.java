@@ -30,16 +30,8 @@ class RolesIT {
     Api.Reply labelled = api.patch(Paths.pod(ns, "web-1"), "application/merge-patch+json",
         "{\"metadata\":{\"labels\":{\"role\":\"leader\"}}}");
     assertEquals(200, labelled.code(), labelled.body());
-    String revision = api.set(ns, "web").at("/status/currentRevision").asText();
-    api.setImage(ns, "web", "k8s.gcr.io/nginx-slim:0.9");
-    api.awaitRolledOut(ns, "web", 3, revision, TIMEOUT);
-    List<String> deletions = api.podOperations(ns).stream().filter(op -> op.startsWith("-")).toList();
-    assertEquals(List.of("-web-2", "-web-0", "-web-1"), deletions);
-
-    Api.Reply refused = api.patch(Paths.set(ns, "web"), "application/merge-patch+json",
-        "{\"metadata\":{\"annotations\":{\"ordinal.io/leader-label\":\"role\"}}}");
-    assertEquals(422, refused.code(), refused.body());
-    assertEquals("metadata.annotations[ordinal.io/leader-label]", refused.json().at("/details/causes/0/field").asText());
+    assertARolloutReplaces(ns, "web", List.of("-web-2", "-web-0", "-web-1"));
+    assertRefused(ns, "web", "{\"ordinal.io/leader-label\":\"role\"}", "ordinal.io/leader-label");
   }
 
   @Test
@@ -61,20 +53,25 @@ class RolesIT {
     assertTrue(api.events(ns).stream().anyMatch(e -> e.path("reason").asText().equals("RoleChanged")
         && e.path("message").asText().equals("role probe: role=leader (was follower)")), api.events(ns).toString());
 
-    String revision = api.set(ns, "roles").at("/status/currentRevision").asText();
-    api.setImage(ns, "roles", "busybox:2");
-    api.awaitRolledOut(ns, "roles", 3, revision, TIMEOUT);
-    List<String> deletions = api.podOperations(ns).stream().filter(op -> op.startsWith("-")).toList();
-    assertEquals(List.of("-roles-2", "-roles-0", "-roles-1"), deletions);
+    assertARolloutReplaces(ns, "roles", List.of("-roles-2", "-roles-0", "-roles-1"));
+    assertRefused(ns, "roles", "{\"ordinal.io/leader-label\":null}", "ordinal.io/leader-label");
+    assertRefused(ns, "roles", "{\"ordinal.io/role-probe\":\"tcpSocket: {port: 80}\"}", "ordinal.io/role-probe");
+  }
 
-    Api.Reply refused = api.patch(Paths.set(ns, "roles"), "application/merge-patch+json",
-        "{\"metadata\":{\"annotations\":{\"ordinal.io/leader-label\":null}}}");
+  /** An image change rolls the set out, deleting its pods in this order. */
+  private static void assertARolloutReplaces(String ns, String set, List<String> deletions) {
+    String revision = api.set(ns, set).at("/status/currentRevision").asText();
+    api.setImage(ns, set, "k8s.gcr.io/nginx-slim:0.9");
+    api.awaitRolledOut(ns, set, 3, revision, TIMEOUT);
+    assertEquals(deletions, api.podOperations(ns).stream().filter(op -> op.startsWith("-")).toList());
+  }
+
+  /** A change of the set's annotations is refused with a 422 on the annotation. */
+  private static void assertRefused(String ns, String set, String annotations, String annotation) {
+    Api.Reply refused = api.patch(Paths.set(ns, set), "application/merge-patch+json",
+        "{\"metadata\":{\"annotations\":" + annotations + "}}");
     assertEquals(422, refused.code(), refused.body());
-    assertEquals("metadata.annotations[ordinal.io/leader-label]", refused.json().at("/details/causes/0/field").asText());
-    Api.Reply noCommand = api.patch(Paths.set(ns, "roles"), "application/merge-patch+json",
-        "{\"metadata\":{\"annotations\":{\"ordinal.io/role-probe\":\"tcpSocket: {port: 80}\"}}}");
-    assertEquals(422, noCommand.code(), noCommand.body());
-    assertEquals("metadata.annotations[ordinal.io/role-probe]", noCommand.json().at("/details/causes/0/field").asText());
+    assertEquals("metadata.annotations[" + annotation + "]", refused.json().at("/details/causes/0/field").asText());
   }
 
   private static void awaitLabel(String ns, String pod, String role) {
