@@ -427,7 +427,7 @@ final class PodSupervisor implements Runnable {
     if (!committed) {
       return;
     }
-    pod = update.updated();
+    pod = driver.currentPod(row).orElse(update.updated()); // as stored: with what the API wrote meanwhile
     Map<Integer, Container> changed = new LinkedHashMap<>();
     for (int i = 0; i < containers.size(); i++) {
       String name = containers.get(i).spec.getName();
@@ -445,8 +445,10 @@ final class PodSupervisor implements Runnable {
       t.join();
     }
     changed.forEach((i, next) -> containers.set(i, containers.get(i).successor(next)));
-    event("Normal", "Updated", "containers " + changed.values().stream().map(Container::getName).toList()
-        + " restarted in place at revision " + Labels.labels(pod.getMetadata()).get(Labels.REVISION_HASH));
+    if (!changed.isEmpty()) {
+      event("Normal", "Updated", "containers " + changed.values().stream().map(Container::getName).toList()
+          + " restarted in place at revision " + Labels.labels(pod.getMetadata()).get(Labels.REVISION_HASH));
+    }
     saveState();
   }
 
