@@ -586,6 +586,20 @@ class KubectlIT {
     assertTrue(history.lines().filter(l -> l.matches("^[12]\\s+web-.*OrdinalRevision.*")).count() == 2, history);
     kubectl.run(null, withPlugin, "ordinal", "undo", "statefulset/web", "--to-revision=1").ok();
     assertEquals(oldImage, api.get(Paths.set(ns, "web")).json().at("/spec/template/spec/containers/0/image").asText());
+
+    // Members out and back: the annotation as ranges, removed when none is left.
+    String reserved = kubectl.run(null, withPlugin, "ordinal", "reserve", "statefulset/web", "1", "3-4").ok().out();
+    assertTrue(reserved.contains("reserved ordinals: 1, 3-4"), reserved);
+    kubectl.run(null, withPlugin, "ordinal", "unreserve", "statefulset/web", "3").ok();
+    assertEquals("1, 4", api.set(ns, "web").at("/metadata/annotations/ordinal.io~1reserved-ordinals").asText());
+    api.await(Paths.pod(ns, "web-2"), TIMEOUT, r -> r.code() == 200);
+    kubectl.run(null, withPlugin, "ordinal", "unreserve", "statefulset/web", "1", "4").ok();
+    assertTrue(api.set(ns, "web").at("/metadata/annotations/ordinal.io~1reserved-ordinals").isMissingNode());
+    // No hook of web-0 waits: the API's 404 says so.
+    Kubectl.Result complete = kubectl.run(null, withPlugin, "ordinal", "complete", "statefulset/web", "web-0",
+        "--message=done");
+    assertEquals(1, complete.code(), complete.out());
+    assertTrue(complete.err().contains("NotFound") || complete.err().contains("not found"), complete.err());
   }
 
   private static Kubectl kubectl(String namespace) {
