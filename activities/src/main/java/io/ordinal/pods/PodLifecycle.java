@@ -372,6 +372,10 @@ public class PodLifecycle {
     PodRow row = found.get();
     PodTemplateSpec template = revisions.template(key.namespace(), revision)
         .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + revision, "MissingRevision"));
+    Optional<PodTemplateSpec> running = revisions.template(key.namespace(), row.revision());
+    if (running.isEmpty() || PodUpdatePolicy.notInPlace(running.get(), template).isPresent()) {
+      return; // the pod is at another revision than the plan saw, one that cannot go in place: the next plan sees it
+    }
     Pod before = KubeJson.read(row.object(), Pod.class);
     Pod updated = PodUpdatePolicy.updated(before, template, revision);
     String setUid = set.get().getMetadata().getUid();
