@@ -16,7 +16,7 @@ import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.ParallelConcurrency;
 import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.PodTemplateDefaults;
-import io.ordinal.kube.PodUpdatePolicy;
+import io.ordinal.pods.PodUpdatePolicy;
 import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.ordinal.kube.Labels;
-import io.ordinal.kube.PodUpdatePolicy;
+import io.ordinal.pods.PodUpdatePolicy;
 import io.ordinal.store.KubeJson;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;

@@ -20,7 +20,7 @@ import io.ordinal.driver.ExecRefusedException;
 import io.ordinal.driver.PodDriver;
 import io.ordinal.driver.PodEvents;
 import io.ordinal.kube.Labels;
-import io.ordinal.kube.PodUpdatePolicy;
+import io.ordinal.pods.PodUpdatePolicy;
 import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.store.KubeJson;

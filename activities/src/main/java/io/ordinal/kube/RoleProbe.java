@@ -1,8 +1,9 @@
 package io.ordinal.kube;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Probe;
-import io.ordinal.store.KubeJson;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -18,6 +19,8 @@ import java.util.regex.Pattern;
 public final class RoleProbe {
   public static final String ANNOTATION = "ordinal.io/role-probe";
   public static final int DEFAULT_PERIOD_SECONDS = 5;
+  /** YAML or JSON (a JSON document is YAML). */
+  private static final ObjectMapper READER = new YAMLMapper();
   private static final Pattern LABEL_VALUE = Pattern.compile("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
 
   private RoleProbe() {}
@@ -33,7 +36,7 @@ public final class RoleProbe {
 
   private static Probe parse(String text) {
     try {
-      return KubeJson.YAML.readValue(text, Probe.class);
+      return READER.readValue(text, Probe.class);
     } catch (java.io.IOException e) {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
@@ -46,6 +49,10 @@ public final class RoleProbe {
       probe = parse(text);
     } catch (IllegalArgumentException e) {
       return "must be a probe with exec or httpGet (JSON or YAML): " + e.getMessage().lines().findFirst().orElse("");
+    }
+    if (probe != null && !probe.getAdditionalProperties().isEmpty()) {
+      // A typo is refused, not a probe that never runs.
+      return "unknown field " + probe.getAdditionalProperties().keySet().iterator().next();
     }
     if (probe == null || (probe.getExec() == null) == (probe.getHttpGet() == null) || probe.getTcpSocket() != null
         || probe.getGrpc() != null) {

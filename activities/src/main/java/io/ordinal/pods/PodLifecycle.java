@@ -14,7 +14,6 @@ import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.PodFactory;
-import io.ordinal.kube.PodUpdatePolicy;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;

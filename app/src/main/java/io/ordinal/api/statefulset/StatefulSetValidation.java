@@ -30,7 +30,7 @@ import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.ParallelConcurrency;
 import io.ordinal.kube.PodTemplateDefaults;
-import io.ordinal.kube.PodUpdatePolicy;
+import io.ordinal.pods.PodUpdatePolicy;
 import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.RoleProbe;

@@ -1,4 +1,4 @@
-package io.ordinal.kube;
+package io.ordinal.pods;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

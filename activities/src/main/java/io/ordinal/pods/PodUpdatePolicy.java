@@ -1,4 +1,4 @@
-package io.ordinal.kube;
+package io.ordinal.pods;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.ordinal.kube.Labels;
 import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.store.KubeJson;
 import java.math.BigDecimal;
