@@ -60,22 +60,18 @@ record InPlaceProgress(Map<String, Before> containers, long notedAtMillis) {
    * has the row's images and resources and the kubelet has applied them.
    */
   static boolean caughtUp(String rowPodJson, Pod actual) {
-    if (!rowPodJson.contains(ANNOTATION)) {
+    Optional<Pod> wanted = updatedInPlace(rowPodJson);
+    if (wanted.isEmpty()) {
       return true;
     }
-    Pod wanted = KubeJson.read(rowPodJson, Pod.class);
-    String noted = Labels.annotation(wanted.getMetadata(), ANNOTATION);
-    if (noted == null) {
-      return true;
-    }
-    for (Container container : wanted.getSpec().getContainers()) {
+    for (Container container : wanted.get().getSpec().getContainers()) {
       Optional<Container> now = container(actual, container.getName());
       if (now.isEmpty() || !Objects.equals(now.get().getImage(), container.getImage())
           || !PodUpdatePolicy.resourcesApplied(container.getResources(), now.get().getResources())) {
         return false; // not patched yet
       }
     }
-    return KubeJson.read(noted, InPlaceProgress.class).applied(actual);
+    return noted(wanted.get()).applied(actual);
   }
 
   /**
@@ -84,12 +80,22 @@ record InPlaceProgress(Map<String, Before> containers, long notedAtMillis) {
    * minReadySeconds counts from the update, as for a new pod.
    */
   static Instant readySince(String rowPodJson, Instant conditionSince) {
+    return updatedInPlace(rowPodJson).map(InPlaceProgress::noted)
+        .filter(progress -> conditionSince.isBefore(Instant.ofEpochMilli(progress.notedAtMillis())))
+        .map(progress -> Instant.now()).orElse(conditionSince);
+  }
+
+  /** A row's pod (its stored JSON) if it was updated in place; parsed only then. */
+  static Optional<Pod> updatedInPlace(String rowPodJson) {
     if (!rowPodJson.contains(ANNOTATION)) {
-      return conditionSince;
+      return Optional.empty();
     }
-    String noted = Labels.annotation(KubeJson.read(rowPodJson, Pod.class).getMetadata(), ANNOTATION);
-    return noted == null || !conditionSince.isBefore(Instant.ofEpochMilli(KubeJson.read(noted, InPlaceProgress.class)
-        .notedAtMillis())) ? conditionSince : Instant.now();
+    Pod pod = KubeJson.read(rowPodJson, Pod.class);
+    return Labels.annotation(pod.getMetadata(), ANNOTATION) == null ? Optional.empty() : Optional.of(pod);
+  }
+
+  private static InPlaceProgress noted(Pod updatedInPlace) {
+    return KubeJson.read(Labels.annotation(updatedInPlace.getMetadata(), ANNOTATION), InPlaceProgress.class);
   }
 
   /** Whether the kubelet has done what the update asked of {@code actual}, the pod in the cluster now. */

@@ -255,10 +255,11 @@ public class KubernetesDriver implements PodDriver {
    * a change it does not allow), the pod is replaced instead: false then.
    */
   private boolean applyInPlace(PodRow row, Pod actual) {
-    if (!row.object().contains(InPlaceProgress.ANNOTATION)) {
+    Optional<Pod> updated = InPlaceProgress.updatedInPlace(row.object());
+    if (updated.isEmpty()) {
       return true; // never updated in place: the cluster's pod is the row's
     }
-    Pod wanted = KubeJson.read(row.object(), Pod.class);
+    Pod wanted = updated.get();
     ObjectNode images = KubeJson.JSON.createObjectNode();
     ObjectNode resized = KubeJson.JSON.createObjectNode();
     for (Container container : wanted.getSpec().getContainers()) {

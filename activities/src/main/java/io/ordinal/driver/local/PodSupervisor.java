@@ -436,14 +436,9 @@ final class PodSupervisor implements Runnable {
         changed.put(i, next);
       }
     }
-    List<Thread> stoppers = new ArrayList<>();
-    for (int i : changed.keySet()) {
-      ContainerRuntime before = containers.get(i);
-      stoppers.add(Thread.ofVirtual().start(() -> before.stopForUpdate(now)));
-    }
-    for (Thread t : stoppers) {
-      t.join();
-    }
+    List<Runnable> stops = new ArrayList<>();
+    changed.keySet().forEach(i -> stops.add(() -> containers.get(i).stopForUpdate(now)));
+    allAtOnce(stops);
     changed.forEach((i, next) -> containers.set(i, containers.get(i).successor(next)));
     if (!changed.isEmpty()) {
       event("Normal", "Updated", "containers " + changed.values().stream().map(Container::getName).toList()
@@ -542,6 +537,14 @@ final class PodSupervisor implements Runnable {
     }
   }
 
+  /** Runs each of {@code tasks} in a thread of its own and waits for all: containers stop side by side. */
+  private static void allAtOnce(List<Runnable> tasks) throws InterruptedException {
+    List<Thread> threads = tasks.stream().map(task -> Thread.ofVirtual().start(task)).toList();
+    for (Thread thread : threads) {
+      thread.join();
+    }
+  }
+
   /** The pod's terminationGracePeriodSeconds. */
   Duration gracePeriod() {
     Long grace = pod.getSpec().getTerminationGracePeriodSeconds();
@@ -554,17 +557,14 @@ final class PodSupervisor implements Runnable {
       pending.committed().complete(false);
     }
     Instant deadline = Instant.now().plus(gracePeriod());
-    List<Thread> stoppers = new ArrayList<>();
+    List<Runnable> stops = new ArrayList<>();
     for (ContainerRuntime c : containers) {
       ContainerProcess process = c.process();
-      if (process == null || !process.alive()) {
-        continue;
+      if (process != null && process.alive()) {
+        stops.add(() -> stopContainer(c.spec, process, deadline, terminationReason));
       }
-      stoppers.add(Thread.ofVirtual().start(() -> stopContainer(c.spec, process, deadline, terminationReason)));
     }
-    for (Thread t : stoppers) {
-      t.join();
-    }
+    allAtOnce(stops);
     try {
       List<String> inRuntime = driver.runc().list();
       for (Container c : allContainers()) {

@@ -68,15 +68,10 @@ final class ProbeRunner {
     Duration timeout = Duration.ofSeconds(Math.max(1, probe.getTimeoutSeconds() == null ? 1 : probe.getTimeoutSeconds()));
     try {
       if (probe.getExec() != null && container != null) {
-        Path pidFile = container.pidFile();
-        ProcessBuilder builder = new ProcessBuilder(container.exec(probe.getExec().getCommand(), false, pidFile, Map.of()))
-            .redirectErrorStream(true);
-        builder.environment().clear();
-        builder.environment().putAll(Runc.environment());
-        Process process = builder.start();
+        Started started = start(probe.getExec().getCommand(), container, Map.of(), true);
         // Read beside it, so that a chatty command never blocks on a full pipe.
         CompletableFuture<String> read = CompletableFuture.supplyAsync(() -> {
-          try (InputStream in = process.getInputStream()) {
+          try (InputStream in = started.process().getInputStream()) {
             byte[] head = in.readNBytes(4096);
             in.transferTo(OutputStream.nullOutputStream());
             return new String(head, StandardCharsets.UTF_8);
@@ -84,13 +79,11 @@ final class ProbeRunner {
             return "";
           }
         }, task -> Thread.ofVirtual().start(task));
-        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-          LocalExec.kill(process, pidFile);
+        if (!started.finished(timeout)) {
           return Optional.empty();
         }
-        LocalExec.forget(pidFile);
         String out = read.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        return process.exitValue() == 0 ? Optional.of(out) : Optional.empty();
+        return started.process().exitValue() == 0 ? Optional.of(out) : Optional.empty();
       }
       if (probe.getHttpGet() != null) {
         HttpResponse<String> response = HTTP.send(httpGet(probe, podIp, ports, timeout), HttpResponse.BodyHandlers.ofString());
@@ -110,18 +103,34 @@ final class ProbeRunner {
   /** Runs {@code command} in the container (with {@code env} added to its own) until it exits or {@code timeout} passes. */
   static boolean exec(List<String> command, LocalExec.Target container, Duration timeout, Map<String, String> env)
       throws IOException, InterruptedException {
+    Started started = start(command, container, env, false);
+    return started.finished(timeout) && started.process().exitValue() == 0;
+  }
+
+  /** A command started in a container, whose pid file names it there. */
+  private record Started(Process process, Path pidFile) {
+    /** Whether it exited within {@code timeout}; if not, it is killed in the container. */
+    boolean finished(Duration timeout) throws InterruptedException {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        LocalExec.kill(process, pidFile);
+        return false;
+      }
+      LocalExec.forget(pidFile);
+      return true;
+    }
+  }
+
+  /** Starts {@code command} in the container, its output (stdout and stderr) kept to read or discarded. */
+  private static Started start(List<String> command, LocalExec.Target container, Map<String, String> env,
+      boolean keepOutput) throws IOException {
     Path pidFile = container.pidFile();
-    ProcessBuilder builder = new ProcessBuilder(container.exec(command, false, pidFile, env)).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    ProcessBuilder builder = new ProcessBuilder(container.exec(command, false, pidFile, env)).redirectErrorStream(true);
+    if (!keepOutput) {
+      builder.redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    }
     builder.environment().clear();
     builder.environment().putAll(Runc.environment());
-    Process process = builder.start();
-    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      LocalExec.kill(process, pidFile);
-      return false;
-    }
-    LocalExec.forget(pidFile);
-    return process.exitValue() == 0;
+    return new Started(builder.start(), pidFile);
   }
 
   private static HttpRequest httpGet(Probe probe, String podIp, List<ContainerPort> ports, Duration timeout) {
