@@ -13,6 +13,7 @@ import io.ordinal.kube.Labels;
 import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.MaxUnavailable;
 import io.ordinal.kube.MemberHookSpec;
+import io.ordinal.kube.MemberOverrides;
 import io.ordinal.kube.ParallelConcurrency;
 import io.ordinal.kube.PodFactory;
 import io.ordinal.kube.PodTemplateDefaults;
@@ -21,10 +22,12 @@ import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.kube.StatefulSetFields;
 import io.ordinal.model.InPlaceUpdates;
+import io.ordinal.model.OrdinalRange;
 import io.ordinal.model.PodSnapshot;
 import io.ordinal.model.SetKey;
 import io.ordinal.model.SetSnapshot;
 import io.ordinal.model.SetStatus;
+import io.ordinal.pods.MemberTemplates;
 import io.ordinal.pods.PodLifecycle;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
@@ -48,11 +51,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 @Singleton
 public class SetActivitiesImpl implements SetActivities {
@@ -127,13 +132,18 @@ public class SetActivitiesImpl implements SetActivities {
     List<PodRow> rows = claimed.owned();
     Set<Integer> staleOrdinals = staleClaims(set, rows, reading.claims());
     Optional<LeaderLabel> leader = LeaderLabel.of(meta);
-    List<PodSnapshot> observed = rows.stream()
-        .map(row -> PodStore.snapshot(row, staleOrdinals.contains(row.ordinal()))
-            .asLeader(leader.isPresent() && leader.get().matches(PodStore.labels(row)))).toList();
     boolean rolling = StatefulSetFields.ROLLING_UPDATE.equals(spec.getUpdateStrategy().getType());
     StatefulSetStatus stored = set.getStatus();
     var rollingUpdate = rolling ? spec.getUpdateStrategy().getRollingUpdate() : null;
     int partition = rollingUpdate != null ? rollingUpdate.getPartition() : 0;
+    int partitionOrdinal = StatefulSetFields.ordinalStart(set) + partition;
+    Map<String, ControllerRevisionRow> byName = history.stream()
+        .collect(Collectors.toMap(ControllerRevisionRow::name, r -> r, (a, b) -> b));
+    List<PodSnapshot> observed = rows.stream()
+        .map(row -> atTarget(PodStore.snapshot(row, staleOrdinals.contains(row.ordinal())), byName,
+            rolling && row.ordinal() < partitionOrdinal && stored.getCurrentRevision() != null
+                ? stored.getCurrentRevision() : update.get().name())
+            .asLeader(leader.isPresent() && leader.get().matches(PodStore.labels(row)))).toList();
     int maxUnavailable = MaxUnavailable.resolve(rollingUpdate == null ? null : rollingUpdate.getMaxUnavailable(),
         spec.getReplicas());
     SetSnapshot snapshot = new SetSnapshot(key, true, deleting, meta.getGeneration(), spec.getReplicas(),
@@ -142,7 +152,8 @@ public class SetActivitiesImpl implements SetActivities {
         RolloutControls.of(set, update.get().rolledBack()), StatefulSetFields.ordinalStart(set),
         claimsToDelete(withForeignClaimsDeleted(set, pvcs.findDeletionCandidates(key.namespace(), key.name()))),
         null, null, null, claimed.foreignOrdinals(), ReservedOrdinals.of(meta),
-        ParallelConcurrency.resolve(meta, spec.getReplicas()), inPlaceUpdates(set, history, update.get().name()));
+        ParallelConcurrency.resolve(meta, spec.getReplicas()), inPlaceUpdates(set, history, update.get().name(),
+            new OrdinalRange(StatefulSetFields.ordinalStart(set), spec.getReplicas(), ReservedOrdinals.of(meta))));
     Optional<MemberHookSpec> hooks = MemberHookSpec.of(meta);
     if (hooks.isPresent()) {
       snapshot = snapshot.withMembership(hooks.get().timings(), members.ordinals(key.namespace(), key.name()),
@@ -156,11 +167,29 @@ public class SetActivitiesImpl implements SetActivities {
   }
 
   /**
+   * A pod as the planner is to see it: at its ordinal's {@code target} revision if that revision's
+   * template for it, member override included, is the one it runs. A new revision that changes one
+   * range's override so leaves every other pod where it is: only the range rolls. Without member
+   * overrides two revisions never share a template, and every pod is at its own.
+   */
+  private static PodSnapshot atTarget(PodSnapshot pod, Map<String, ControllerRevisionRow> byName, String target) {
+    ControllerRevisionRow from = byName.get(pod.revision());
+    ControllerRevisionRow to = byName.get(target);
+    if (pod.revision().equals(target) || from == null || to == null
+        || from.memberOverrides() == null && to.memberOverrides() == null) {
+      return pod;
+    }
+    return MemberTemplates.same(from, to, pod.ordinal()) ? pod.atRevision(target) : pod;
+  }
+
+  /**
    * The set's pod update policy, and the revisions of its history from which its driver can update a
    * pod in place to {@code updateRevision} (their templates differ only in containers' images and
-   * resources). Revisions never change, so each pair is worked out once.
+   * resources, for every ordinal of {@code range}: with member overrides a pod's template is its
+   * ordinal's). Revisions never change, so each pair is worked out once.
    */
-  private InPlaceUpdates inPlaceUpdates(StatefulSet set, List<ControllerRevisionRow> history, String updateRevision) {
+  private InPlaceUpdates inPlaceUpdates(StatefulSet set, List<ControllerRevisionRow> history, String updateRevision,
+      OrdinalRange range) {
     String policy = PodUpdatePolicy.of(set.getMetadata());
     boolean driverCan = drivers.find(drivers.nameFor(set)).map(PodDriver::updatesInPlace).orElse(false);
     Optional<ControllerRevisionRow> to = history.stream().filter(r -> r.name().equals(updateRevision)).findFirst();
@@ -168,8 +197,7 @@ public class SetActivitiesImpl implements SetActivities {
       return new InPlaceUpdates(policy, List.of());
     }
     List<String> from = history.stream().filter(r -> !r.name().equals(updateRevision))
-        .filter(r -> inPlacePairs.computeIfAbsent(r.uid() + ">" + to.get().uid(), pair -> PodUpdatePolicy.notInPlace(
-            template(r), template(to.get())).isEmpty()))
+        .filter(r -> inPlaceFor(r, to.get(), range))
         .map(ControllerRevisionRow::name).toList();
     if (inPlacePairs.size() > 10_000) {
       inPlacePairs.clear(); // a bound, never reached by the revisions a set keeps
@@ -177,12 +205,27 @@ public class SetActivitiesImpl implements SetActivities {
     return new InPlaceUpdates(policy, from);
   }
 
-  /** Whether a pod can go in place from one revision to another (by their uids): revisions never change. */
-  private final Map<String, Boolean> inPlacePairs = new ConcurrentHashMap<>();
-
-  private static PodTemplateSpec template(ControllerRevisionRow revision) {
-    return PodTemplateDefaults.apply(KubeJson.read(revision.template(), PodTemplateSpec.class));
+  /**
+   * Whether every pod of {@code range} can go in place from one revision to the other: one check for
+   * each pair of member overrides the two revisions give an ordinal of the range.
+   */
+  private boolean inPlaceFor(ControllerRevisionRow from, ControllerRevisionRow to, OrdinalRange range) {
+    Map<String, Integer> ordinalOfPair = new LinkedHashMap<>();
+    if (from.memberOverrides() == null && to.memberOverrides() == null) {
+      ordinalOfPair.put("", range.start());
+    } else {
+      var fromOverrides = MemberOverrides.parse(from.memberOverrides());
+      var toOverrides = MemberOverrides.parse(to.memberOverrides());
+      range.ordinals().forEach(ordinal -> ordinalOfPair.putIfAbsent(MemberOverrides.indexFor(fromOverrides, ordinal)
+          + "/" + MemberOverrides.indexFor(toOverrides, ordinal), ordinal));
+    }
+    return ordinalOfPair.entrySet().stream().allMatch(pair -> inPlacePairs.computeIfAbsent(
+        from.uid() + ">" + to.uid() + "#" + pair.getKey(), key -> PodUpdatePolicy.notInPlace(
+            MemberTemplates.of(from, pair.getValue()), MemberTemplates.of(to, pair.getValue())).isEmpty()));
   }
+
+  /** Whether a pod can go in place from one revision to another (by their uids and overrides): revisions never change. */
+  private final Map<String, Boolean> inPlacePairs = new ConcurrentHashMap<>();
 
   /**
    * The stored status as the workflow compares it; null before a first one. A count it lacks reads
@@ -281,8 +324,12 @@ public class SetActivitiesImpl implements SetActivities {
   @Override
   public void pruneHistory(HistoryPruning request) {
     SetKey key = request.set();
+    // What pods run, by their labels: with member overrides the planner sees a pod at a newer revision
+    // of the same template for it, and the older one still gives its template.
+    Set<String> live = new HashSet<>(request.liveRevisions());
+    pods.ofSet(key.namespace(), key.name()).forEach(row -> live.add(row.revision()));
     sets.get(key.namespace(), key.name()).ifPresent(set -> revisions.prune(key.namespace(), key.name(),
-        set.getSpec().getRevisionHistoryLimit(), new HashSet<>(request.liveRevisions())));
+        set.getSpec().getRevisionHistoryLimit(), live));
   }
 
   @Override

@@ -20,6 +20,7 @@ import io.ordinal.model.SetKey;
 import io.ordinal.node.ThisNode;
 import io.ordinal.podsecurity.PodSecurity;
 import io.ordinal.podsecurity.PodSecurityAdmission;
+import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.MemberStore;
@@ -89,19 +90,22 @@ public class PodLifecycle {
 
   /**
    * Ensures each pod (ordinal → revision) exists at its revision, in the map's order, as {@link
-   * #createPod} does: the set and each revision's template are read once for all of them.
+   * #createPod} does: the set and each revision are read once for all of them. A pod's template is its
+   * revision's for its ordinal (with the member override that covers it).
    */
   public void createPods(SetKey key, Map<Integer, String> revisionByOrdinal) {
     Optional<StatefulSet> found = liveSet(key);
     if (found.isEmpty()) {
       return; // the set went away since the plan was made; the next plan sees it
     }
-    Map<String, PodTemplateSpec> templates = new HashMap<>();
-    // A copy of the template for each pod: PodFactory makes the pod's spec of it.
+    Map<String, ControllerRevisionRow> read = new HashMap<>();
     revisionByOrdinal.forEach((ordinal, revision) -> createPod(found.get(), ordinal, revision,
-        KubeJson.copy(templates.computeIfAbsent(revision, r -> revisions.template(key.namespace(), r)
-            .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + r, "MissingRevision"))),
-            PodTemplateSpec.class)));
+        MemberTemplates.of(read.computeIfAbsent(revision, r -> revision(key, r)), ordinal)));
+  }
+
+  private ControllerRevisionRow revision(SetKey key, String name) {
+    return revisions.find(key.namespace(), name)
+        .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + name, "MissingRevision"));
   }
 
   private void createPod(StatefulSet set, int ordinal, String revision, PodTemplateSpec template) {
@@ -369,9 +373,9 @@ public class PodLifecycle {
       return;
     }
     PodRow row = found.get();
-    PodTemplateSpec template = revisions.template(key.namespace(), revision)
-        .orElseThrow(() -> ApplicationFailure.newFailure("no ControllerRevision " + revision, "MissingRevision"));
-    Optional<PodTemplateSpec> running = revisions.template(key.namespace(), row.revision());
+    PodTemplateSpec template = MemberTemplates.of(revision(key, revision), row.ordinal());
+    Optional<PodTemplateSpec> running = revisions.find(key.namespace(), row.revision())
+        .map(r -> MemberTemplates.of(r, row.ordinal()));
     if (running.isEmpty() || PodUpdatePolicy.notInPlace(running.get(), template).isPresent()) {
       return; // the pod is at another revision than the plan saw, one that cannot go in place: the next plan sees it
     }

@@ -23,4 +23,5 @@ public record ControllerRevisionRow(
     long resourceVersion,
     @Nullable String changeCause,
     Instant updatedAt,
-    boolean rolledBack) {}
+    boolean rolledBack,
+    @Nullable String memberOverrides) {}

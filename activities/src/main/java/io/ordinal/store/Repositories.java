@@ -102,12 +102,12 @@ public final class Repositories {
     /** Stores a new revision unless one of that name exists (a concurrent writer made it): 0 then. */
     @Query("""
         INSERT INTO controller_revisions (id, namespace, name, set_name, uid, revision, template, created_at,
-          resource_version, change_cause, updated_at, rolled_back)
+          resource_version, change_cause, updated_at, rolled_back, member_overrides)
         VALUES (:id, :namespace, :name, :setName, :uid, :revision, :template, :now, 0,
-          :changeCause, :now, FALSE)
+          :changeCause, :now, FALSE, :memberOverrides)
         ON CONFLICT (id) DO NOTHING""")
     long insertIfAbsent(String id, String namespace, String name, String setName, String uid, long revision,
-        String template, @Nullable String changeCause, Instant now);
+        String template, @Nullable String memberOverrides, @Nullable String changeCause, Instant now);
 
     /** Brings an older revision back as the newest: a rollback. */
     @Query("""

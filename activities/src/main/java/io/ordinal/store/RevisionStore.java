@@ -10,6 +10,7 @@ import io.micronaut.transaction.annotation.Transactional;
 import io.ordinal.kube.GoJson;
 import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.MemberOverrides;
 import io.ordinal.kube.PodTemplateDefaults;
 import io.ordinal.kube.RolloutControls;
 import jakarta.inject.Singleton;
@@ -19,13 +20,15 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
 /**
  * ControllerRevisions: one per distinct pod template of a set, named {@code <set>-<hash>}, as
- * upstream's {@code getStatefulSetRevisions} keeps them.
+ * upstream's {@code getStatefulSetRevisions} keeps them. A set with {@link MemberOverrides} has them
+ * in its revisions too: they make its pods' templates as much as the template does.
  */
 @Singleton
 public class RevisionStore {
@@ -56,15 +59,16 @@ public class RevisionStore {
    * next revision number unless it already is the newest, which makes it a rollback), else a new one.
    * A hash collision with a different template bumps {@code collisionCount}, which feeds the hash.
    *
+   * @param overrides the set's member overrides ({@link MemberOverrides#canonical}), null for none
    * @param changeCause the set's {@code kubernetes.io/change-cause}, recorded with the revision
    */
   @Transactional
-  public Ensured ensure(String namespace, String setName, PodTemplateSpec template, int collisionCount,
-      String changeCause) {
+  public Ensured ensure(String namespace, String setName, PodTemplateSpec template, String overrides,
+      int collisionCount, String changeCause) {
     String data = data(template);
     List<ControllerRevisionRow> history = revisions.findByNamespaceAndSetNameOrderByRevision(namespace, setName);
     while (true) {
-      switch (decide(setName, history, data, collisionCount)) {
+      switch (decide(setName, history, data, overrides, collisionCount)) {
         case Decision.Stored stored -> {
           return stored.ensured();
         }
@@ -74,7 +78,7 @@ public class RevisionStore {
         }
         case Decision.Insert insert -> {
           if (revisions.insertIfAbsent(StatefulSetStore.id(namespace, insert.name()), namespace, insert.name(), setName,
-              UUID.randomUUID().toString(), newest(history) + 1, data, changeCause, Instant.now()) > 0) {
+              UUID.randomUUID().toString(), newest(history) + 1, data, overrides, changeCause, Instant.now()) > 0) {
             return new Ensured(insert.name(), insert.collisionCount(), false);
           }
           // Another writer (a concurrent undo or observation) stored it first: decide again on its row.
@@ -90,8 +94,8 @@ public class RevisionStore {
    * {@code history}, the set's revisions oldest first.
    */
   public static Optional<Ensured> lookup(StatefulSet set, List<ControllerRevisionRow> history) {
-    return decide(set.getMetadata().getName(), history, data(set.getSpec().getTemplate()), collisionCount(set))
-        instanceof Decision.Stored stored ? Optional.of(stored.ensured()) : Optional.empty();
+    return decide(set.getMetadata().getName(), history, data(set.getSpec().getTemplate()),
+        MemberOverrides.canonical(set.getMetadata()), collisionCount(set)) instanceof Decision.Stored stored ? Optional.of(stored.ensured()) : Optional.empty();
   }
 
   /** What {@link #ensure} must do for a template, given the set's history. */
@@ -110,16 +114,17 @@ public class RevisionStore {
    * upstream's types write them, so a revision stored by an older release, under the name its hash
    * function gave, is still the set's: its pods are not rolled because the hash function changed.
    */
-  private static Decision decide(String setName, List<ControllerRevisionRow> history, String data, int collisionCount) {
+  private static Decision decide(String setName, List<ControllerRevisionRow> history, String data, String overrides,
+      int collisionCount) {
     for (ControllerRevisionRow row : history.reversed()) {
-      if (data(row.template()).equals(data)) {
+      if (data(row.template()).equals(data) && Objects.equals(row.memberOverrides(), overrides)) {
         return row.revision() != newest(history)
             ? new Decision.Renumber(row, collisionCount)
             : new Decision.Stored(new Ensured(row.name(), collisionCount, row.rolledBack()));
       }
     }
     for (int collisions = collisionCount; ; collisions++) {
-      String name = name(setName, data, collisions);
+      String name = name(setName, data, overrides, collisions);
       if (history.stream().noneMatch(r -> r.name().equals(name))) {
         return new Decision.Insert(name, collisions);
       }
@@ -135,16 +140,17 @@ public class RevisionStore {
     return collisions == null ? 0 : collisions;
   }
 
-  /** {@link #ensure} for the set's own template, collision count and change-cause. */
+  /** {@link #ensure} for the set's own template, member overrides, collision count and change-cause. */
   @Transactional
   public Ensured ensure(StatefulSet set) {
     return ensure(set.getMetadata().getNamespace(), set.getMetadata().getName(), set.getSpec().getTemplate(),
-        collisionCount(set), Labels.annotation(set.getMetadata(), Labels.CHANGE_CAUSE_ANNOTATION));
+        MemberOverrides.canonical(set.getMetadata()), collisionCount(set),
+        Labels.annotation(set.getMetadata(), Labels.CHANGE_CAUSE_ANNOTATION));
   }
 
-  /** The name {@link #ensure} gives a new revision of {@code template}: upstream's. */
+  /** The name {@link #ensure} gives a new revision of {@code template} without member overrides: upstream's. */
   public static String revisionName(String setName, PodTemplateSpec template, int collisionCount) {
-    return name(setName, data(template), collisionCount);
+    return name(setName, data(template), null, collisionCount);
   }
 
   /**
@@ -155,7 +161,7 @@ public class RevisionStore {
   public boolean adopt(String namespace, String setName, String name, long revision, PodTemplateSpec template,
       String changeCause, Instant createdAt) {
     return revisions.insertIfAbsent(StatefulSetStore.id(namespace, name), namespace, name, setName,
-        UUID.randomUUID().toString(), revision, data(template), changeCause, createdAt) > 0;
+        UUID.randomUUID().toString(), revision, data(template), null, changeCause, createdAt) > 0;
   }
 
   /** A set's revisions, oldest number first. */
@@ -216,7 +222,8 @@ public class RevisionStore {
             .withUid(setUid).withController(true).withBlockOwnerDeletion(true).endOwnerReference()
         .endMetadata()
         .withRevision(row.revision())
-        .withData(KubeJson.read(new String(patch(data(row.template())), StandardCharsets.UTF_8), Map.class))
+        .withData(KubeJson.read(new String(patch(data(row.template()), row.memberOverrides()), StandardCharsets.UTF_8),
+            Map.class))
         .build();
   }
 
@@ -226,13 +233,13 @@ public class RevisionStore {
    * compares revisions by these bytes, so one written otherwise would be a collision and its pods rolled.
    */
   public static RawValue clusterData(ControllerRevisionRow row) {
-    return new RawValue(new String(patch(data(row.template())), StandardCharsets.UTF_8));
+    return new RawValue(new String(patch(data(row.template()), row.memberOverrides()), StandardCharsets.UTF_8));
   }
 
   /**
    * The set with its template put back to {@code revision}'s, as {@code kubectl rollout undo} does:
-   * the revision's change-cause becomes the set's, and a pause is lifted (undoing is the decision
-   * the pause was waiting for).
+   * the revision's change-cause and member overrides become the set's, and a pause is lifted (undoing
+   * is the decision the pause was waiting for).
    */
   public static StatefulSet revertedTo(StatefulSet set, ControllerRevisionRow revision) {
     StatefulSet reverted = KubeJson.copy(set, StatefulSet.class);
@@ -243,6 +250,11 @@ public class RevisionStore {
       annotations.remove(Labels.CHANGE_CAUSE_ANNOTATION);
     } else {
       annotations.put(Labels.CHANGE_CAUSE_ANNOTATION, revision.changeCause());
+    }
+    if (revision.memberOverrides() == null) {
+      annotations.remove(MemberOverrides.ANNOTATION);
+    } else if (!revision.memberOverrides().equals(MemberOverrides.canonical(reverted.getMetadata()))) {
+      annotations.put(MemberOverrides.ANNOTATION, revision.memberOverrides());
     }
     reverted.getMetadata().setAnnotations(annotations);
     RolloutControls.setPaused(reverted, false);
@@ -258,18 +270,12 @@ public class RevisionStore {
     return revisions.findById(StatefulSetStore.id(namespace, revisionName));
   }
 
-  /** A revision's template, defaulted as now (one stored by an earlier release may lack a default added since). */
-  public Optional<PodTemplateSpec> template(String namespace, String revisionName) {
-    return revisions.findById(StatefulSetStore.id(namespace, revisionName))
-        .map(r -> PodTemplateDefaults.apply(KubeJson.read(r.template(), PodTemplateSpec.class)));
-  }
-
   /**
    * The template as upstream's StatefulSet controller sees it: defaulted as kube-apiserver defaults
    * apps/v1, read into its Go type and written back, keys sorted (the form every revision is stored
    * in and compared by).
    */
-  static String data(PodTemplateSpec template) {
+  public static String data(PodTemplateSpec template) {
     return data(KubeJson.write(template));
   }
 
@@ -295,28 +301,32 @@ public class RevisionStore {
 
   /**
    * Upstream's getPatch: the revision's data, a strategic merge patch that replaces the set's
-   * template, as encoding/json writes it.
+   * template, as encoding/json writes it. With member overrides it sets their annotation too, so that
+   * applying it (as {@code kubectl rollout undo} does) brings them back with the template.
    */
-  static byte[] patch(String data) {
+  static byte[] patch(String data, String overrides) {
     ObjectNode template = KubeJson.read(data, ObjectNode.class);
     template.put("$patch", "replace");
     ObjectNode patch = KubeJson.JSON.createObjectNode();
+    if (overrides != null) {
+      patch.putObject("metadata").putObject("annotations").put(MemberOverrides.ANNOTATION, overrides);
+    }
     patch.putObject("spec").set("template", template);
     return GoJson.marshal(patch);
   }
 
   /** The revision's name: upstream's ControllerRevisionName of its HashControllerRevision. */
-  static String name(String setName, String data, int collisionCount) {
-    return (setName.length() > 223 ? setName.substring(0, 223) : setName) + "-" + hash(data, collisionCount);
+  static String name(String setName, String data, String overrides, int collisionCount) {
+    return (setName.length() > 223 ? setName.substring(0, 223) : setName) + "-" + hash(data, overrides, collisionCount);
   }
 
   /**
    * HashControllerRevision: FNV-1 (32 bit; Go's fnv.New32, not FNV-1a) of the patch and then of the
    * collision count in decimal (the controller always passes one), rendered by SafeEncodeString.
    */
-  static String hash(String data, int collisionCount) {
+  static String hash(String data, String overrides, int collisionCount) {
     int h = 0x811c9dc5;
-    for (byte[] part : List.of(patch(data), Integer.toString(collisionCount).getBytes(StandardCharsets.UTF_8))) {
+    for (byte[] part : List.of(patch(data, overrides), Integer.toString(collisionCount).getBytes(StandardCharsets.UTF_8))) {
       for (byte b : part) {
         h *= 0x01000193;
         h ^= (b & 0xff);

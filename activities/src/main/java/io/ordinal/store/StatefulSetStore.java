@@ -6,12 +6,14 @@ import io.micronaut.transaction.annotation.Transactional;
 import io.ordinal.kube.GoJson;
 import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.LeaderLabel;
+import io.ordinal.kube.MemberOverrides;
 import io.ordinal.kube.PodTemplateDefaults;
 import io.ordinal.kube.ReservedOrdinals;
 import jakarta.inject.Singleton;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
@@ -241,15 +243,17 @@ public class StatefulSetStore {
 
   /**
    * A spec change is what bumps the generation: compared as upstream's types read the spec, so a PUT
-   * of what a GET gave (with the fields Go always writes) changes nothing. The reserved ordinals and
-   * the leader label are desired state kept in annotations (OpenKruise has the first in its spec):
-   * changing them is a spec change, which also makes the set's workflow read every pod again.
+   * of what a GET gave (with the fields Go always writes) changes nothing. The reserved ordinals, the
+   * leader label and the member overrides are desired state kept in annotations (OpenKruise has the
+   * first in its spec, KubeBlocks the last): changing them is a spec change, which also makes the
+   * set's workflow read every pod again.
    */
   private static boolean specChanged(StatefulSet old, StatefulSet set) {
     return !GoJson.same(KubeJson.JSON.valueToTree(old.getSpec()), KubeJson.JSON.valueToTree(set.getSpec()),
         GoTypes.STATEFUL_SET_SPEC)
         || !ReservedOrdinals.of(old.getMetadata()).equals(ReservedOrdinals.of(set.getMetadata()))
-        || !LeaderLabel.of(old.getMetadata()).equals(LeaderLabel.of(set.getMetadata()));
+        || !LeaderLabel.of(old.getMetadata()).equals(LeaderLabel.of(set.getMetadata()))
+        || !Objects.equals(MemberOverrides.canonical(old.getMetadata()), MemberOverrides.canonical(set.getMetadata()));
   }
 
   public static String conflictMessage(String name) {

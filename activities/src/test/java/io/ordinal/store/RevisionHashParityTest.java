@@ -57,14 +57,14 @@ class RevisionHashParityTest {
     for (JsonNode c : table.path("cases")) {
       PodTemplateSpec template = KubeJson.read(c.path("template").toString(), PodTemplateSpec.class);
       String data = RevisionStore.data(template);
-      JsonNode ours = KubeJson.JSON.readTree(new String(RevisionStore.patch(data), StandardCharsets.UTF_8));
+      JsonNode ours = KubeJson.JSON.readTree(new String(RevisionStore.patch(data, null), StandardCharsets.UTF_8));
       if (!ours.equals(c.path("data"))) {
         List<String> differences = new ArrayList<>();
         diff("", c.path("data"), ours, differences);
         wrong.add(c.path("name").asText() + ": " + String.join("; ", differences));
-      } else if (!RevisionStore.name(c.path("name").asText(), data, 0).equals(c.path("revision").asText())) {
+      } else if (!RevisionStore.name(c.path("name").asText(), data, null, 0).equals(c.path("revision").asText())) {
         wrong.add(c.path("name").asText() + ": upstream " + c.path("revision").asText() + ", ordinal "
-            + RevisionStore.name(c.path("name").asText(), data, 0) + " (the same data written differently)");
+            + RevisionStore.name(c.path("name").asText(), data, null, 0) + " (the same data written differently)");
       }
     }
     assertTrue(table.path("cases").size() >= 20, "the table was read");

@@ -3,7 +3,7 @@ package io.ordinal.api;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micronaut.http.HttpRequest;
-import io.ordinal.api.patch.StrategicMergePatch;
+import io.ordinal.patch.StrategicMergePatch;
 import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.store.KubeJson;

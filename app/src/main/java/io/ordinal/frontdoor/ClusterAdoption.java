@@ -16,6 +16,7 @@ import io.ordinal.api.statefulset.StatefulSetDefaults;
 import io.ordinal.api.statefulset.StatefulSetValidation;
 import io.ordinal.cluster.ClusterObjects;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.kube.MemberOverrides;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.ReservedOrdinals;
@@ -137,6 +138,11 @@ public class ClusterAdoption implements AdoptionActivities {
     int replicas = Objects.requireNonNullElse(set.getSpec().getReplicas(), 1);
     if (set.getMetadata().getDeletionTimestamp() != null) {
       refusals.add("it is being deleted");
+    }
+    if (MemberOverrides.canonical(set.getMetadata()) != null) {
+      // Its pods were made by upstream's controller from the set's template alone: the overrides would roll them.
+      refusals.add("it has member overrides (" + MemberOverrides.ANNOTATION + "), which its pods, made by upstream's"
+          + " controller, do not have: remove the annotation, adopt the set, then add it (a rollout of those members)");
     }
     if (status == null || !Objects.equals(status.getObservedGeneration(), generation)) {
       refusals.add("its controller has not observed generation " + generation + " yet");

@@ -17,6 +17,7 @@ import io.ordinal.cluster.KubernetesDriver;
 import io.ordinal.kube.GoJson;
 import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.MemberOverrides;
 import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.store.KubeJson;
 import io.ordinal.store.PodRow;
@@ -110,6 +111,10 @@ public class ClusterRelease implements ReleaseActivities {
     if (!ReservedOrdinals.of(set.getMetadata()).isEmpty()) {
       refusals.add("it reserves ordinals (" + ReservedOrdinals.ANNOTATION + "), which upstream's controller does not"
           + " know: it would delete the pods above its range; remove the annotation first");
+    }
+    if (MemberOverrides.canonical(set.getMetadata()) != null) {
+      refusals.add("it has member overrides (" + MemberOverrides.ANNOTATION + "), which upstream's controller does not"
+          + " know: it would give every pod the set's template; remove the annotation and let the rollout finish first");
     }
     if (!Objects.equals(status.getObservedGeneration(), set.getMetadata().getGeneration())) {
       refusals.add("its controller has not observed generation " + set.getMetadata().getGeneration() + " yet");

@@ -31,6 +31,11 @@ public record PodSnapshot(
     this(ordinal, name, revision, phase, ready, readySinceMillis, terminating, claimsStale, false);
   }
 
+  /** The pod as at {@code other}: a revision that gives it the template it runs (member overrides). */
+  public PodSnapshot atRevision(String other) {
+    return new PodSnapshot(ordinal, name, other, phase, ready, readySinceMillis, terminating, claimsStale, leader);
+  }
+
   public PodSnapshot asLeader(boolean isLeader) {
     return new PodSnapshot(ordinal, name, revision, phase, ready, readySinceMillis, terminating, claimsStale, isLeader);
   }

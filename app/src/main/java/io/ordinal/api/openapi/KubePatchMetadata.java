@@ -1,9 +1,9 @@
 package io.ordinal.api.openapi;
 
-import io.ordinal.api.patch.ListTypes;
-import io.ordinal.api.patch.ListTypes.ListType;
-import io.ordinal.api.patch.PatchStrategies;
-import io.ordinal.api.patch.PatchStrategies.FieldPatch;
+import io.ordinal.patch.ListTypes;
+import io.ordinal.patch.ListTypes.ListType;
+import io.ordinal.patch.PatchStrategies;
+import io.ordinal.patch.PatchStrategies.FieldPatch;
 import java.util.Map;
 import java.util.TreeMap;
 

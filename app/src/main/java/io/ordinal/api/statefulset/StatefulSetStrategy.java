@@ -1,5 +1,6 @@
 package io.ordinal.api.statefulset;
 
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.api.discovery.ApiResources;
@@ -10,8 +11,10 @@ import io.ordinal.apimachinery.ApiException;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.apimachinery.KubeCodec;
 import io.ordinal.driver.DriverRegistry;
+import io.ordinal.kube.MemberOverrides;
 import io.ordinal.kube.RolloutControls;
 import io.ordinal.model.SetKey;
+import io.ordinal.pods.MemberTemplates;
 import io.ordinal.podsecurity.PodSecurity;
 import io.ordinal.podsecurity.PodSecurityAdmission;
 import io.ordinal.temporal.SetSignals;
@@ -93,18 +96,26 @@ public final class StatefulSetStrategy implements Strategy<StatefulSet> {
   @Override
   public void admit(StatefulSet set, StatefulSet old, WriteOptions options) {
     var template = set.getSpec().getTemplate();
-    if (old != null && Objects.equals(template, old.getSpec().getTemplate())) {
+    String overrides = MemberOverrides.canonical(set.getMetadata());
+    if (old != null && Objects.equals(template, old.getSpec().getTemplate())
+        && Objects.equals(overrides, MemberOverrides.canonical(old.getMetadata()))) {
       return;
     }
-    var decision = podSecurity.evaluate(set.getMetadata().getNamespace(), template.getMetadata(), template.getSpec(),
-        "spec.template.spec");
-    if (!decision.allowed()) {
-      throw ApiException.forbidden(RESOURCE.qualified() + " \"" + set.getMetadata().getName() + "\" is forbidden: violates "
-          + PodSecurity.describe(decision.enforce(), decision.forbidden()), RESOURCE.group(), RESOURCE.plural(),
-          set.getMetadata().getName());
-    }
-    if (!decision.warnings().isEmpty()) {
-      KubeCodec.warn("would violate " + PodSecurity.describe(decision.warn(), decision.warnings()));
+    // The template, and each member override's (validation has seen that they apply).
+    List<PodTemplateSpec> templates = new ArrayList<>(List.of(template));
+    templates.addAll(MemberTemplates.eachOverride(template, overrides));
+    for (int i = 0; i < templates.size(); i++) {
+      var decision = podSecurity.evaluate(set.getMetadata().getNamespace(), templates.get(i).getMetadata(),
+          templates.get(i).getSpec(), i == 0 ? "spec.template.spec"
+              : "metadata.annotations[" + MemberOverrides.ANNOTATION + "][" + (i - 1) + "].template.spec");
+      if (!decision.allowed()) {
+        throw ApiException.forbidden(RESOURCE.qualified() + " \"" + set.getMetadata().getName() + "\" is forbidden: violates "
+            + PodSecurity.describe(decision.enforce(), decision.forbidden()), RESOURCE.group(), RESOURCE.plural(),
+            set.getMetadata().getName());
+      }
+      if (!decision.warnings().isEmpty()) {
+        KubeCodec.warn("would violate " + PodSecurity.describe(decision.warn(), decision.warnings()));
+      }
     }
   }
 

@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
 import io.ordinal.apimachinery.FieldError;
 import io.ordinal.apimachinery.ObjectMetaValidation;
+import io.ordinal.apimachinery.UnknownFields;
 import io.ordinal.kube.ClaimSizes;
 import io.ordinal.kube.Drivers;
 import io.ordinal.kube.GoJson;
@@ -28,8 +29,9 @@ import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
 import io.ordinal.kube.LeaderLabel;
 import io.ordinal.kube.MemberHookSpec;
+import io.ordinal.kube.MemberOverrides;
 import io.ordinal.kube.ParallelConcurrency;
-import io.ordinal.kube.PodTemplateDefaults;
+import io.ordinal.pods.MemberTemplates;
 import io.ordinal.pods.PodUpdatePolicy;
 import io.ordinal.model.InPlaceUpdates;
 import io.ordinal.kube.ReservedOrdinals;
@@ -113,15 +115,35 @@ public final class StatefulSetValidation {
         || old.getSpec().getTemplate() == null) {
       return;
     }
-    PodUpdatePolicy.notInPlace(defaulted(old.getSpec().getTemplate()), defaulted(set.getSpec().getTemplate()))
-        .ifPresent(why -> errors.add(FieldError.forbidden("spec.template." + why.field(), "may not change under "
-            + PodUpdatePolicy.ANNOTATION + ": " + InPlaceUpdates.ONLY + ": " + why.detail() + " (only containers'"
-            + " image and resources are updated in place; set the policy to InPlaceIfPossible to replace the pods)")));
+    String oldOverrides = MemberOverrides.canonical(old.getMetadata());
+    String newOverrides = MemberOverrides.canonical(set.getMetadata());
+    // With member overrides a pod's template is its ordinal's: one check for each pair of overrides an ordinal has.
+    Map<String, Integer> ordinalOfPair = new java.util.LinkedHashMap<>();
+    ordinalOfPair.put("/", -1);
+    if (oldOverrides != null || newOverrides != null) {
+      var before = MemberOverrides.parse(oldOverrides);
+      var after = MemberOverrides.parse(newOverrides);
+      int start = StatefulSetFields.ordinalStart(set);
+      int end = start + Objects.requireNonNullElse(set.getSpec().getReplicas(), 0) + ReservedOrdinals.of(set.getMetadata()).size();
+      for (int ordinal = start; ordinal < end; ordinal++) {
+        ordinalOfPair.putIfAbsent(MemberOverrides.indexFor(before, ordinal).map(String::valueOf).orElse("") + "/"
+            + MemberOverrides.indexFor(after, ordinal).map(String::valueOf).orElse(""), ordinal);
+      }
+    }
+    Set<String> said = new HashSet<>();
+    ordinalOfPair.forEach((pair, ordinal) -> {
+      String overridden = pair.substring(pair.indexOf('/') + 1);
+      String at = overridden.isEmpty() ? "spec.template."
+          : "metadata.annotations[" + MemberOverrides.ANNOTATION + "][" + overridden + "].template.";
+      PodUpdatePolicy.notInPlace(MemberTemplates.apply(old.getSpec().getTemplate(), oldOverrides, ordinal),
+              MemberTemplates.apply(set.getSpec().getTemplate(), newOverrides, ordinal))
+          .filter(why -> said.add(at + why.field()))
+          .ifPresent(why -> errors.add(FieldError.forbidden(at + why.field(), "may not change under "
+              + PodUpdatePolicy.ANNOTATION + ": " + InPlaceUpdates.ONLY + ": " + why.detail() + " (only containers'"
+              + " image and resources are updated in place; set the policy to InPlaceIfPossible to replace the pods)")));
+    });
   }
 
-  private static PodTemplateSpec defaulted(PodTemplateSpec template) {
-    return PodTemplateDefaults.apply(KubeJson.copy(template, PodTemplateSpec.class));
-  }
 
   /**
    * A pod written through the API (PUT or PATCH): upstream's {@code ValidatePodUpdate} for what Ordinal
@@ -220,6 +242,51 @@ public final class StatefulSetValidation {
     validateTemplate(spec, claimNames);
     if (Drivers.LOCAL.equals(drivers.effective(annotation(set, Labels.DRIVER_ANNOTATION)))) {
       validateLocalCommands(spec);
+    }
+    validateMemberOverrides(set);
+  }
+
+  /**
+   * Each member override's template is validated as the set's own (the selector must still match its
+   * labels, a local container must still have a command), its errors reported at the override: what
+   * the set's template alone gets wrong is said once, at spec.template. A field the pod template does
+   * not have is refused, not dropped: a typo in an override would otherwise be a member left as it was.
+   */
+  private void validateMemberOverrides(StatefulSet set) {
+    String overrides = MemberOverrides.canonical(set.getMetadata());
+    if (overrides == null || set.getSpec().getTemplate() == null) {
+      return;
+    }
+    String path = "metadata.annotations[" + MemberOverrides.ANNOTATION + "]";
+    List<MemberOverrides.RangeOverride> all = MemberOverrides.parse(overrides);
+    for (int i = 0; i < all.size(); i++) {
+      for (String unknown : UnknownFields.strip(all.get(i).template().deepCopy(), PodTemplateSpec.class)) {
+        if (!unknown.contains("$")) {
+          errors.add(new FieldError("FieldValueInvalid", path + "[" + i + "].template." + unknown, "unknown field"));
+        }
+      }
+    }
+    List<PodTemplateSpec> templates;
+    try {
+      templates = MemberTemplates.eachOverride(set.getSpec().getTemplate(), overrides);
+    } catch (IllegalArgumentException e) {
+      errors.add(FieldError.invalid(path, Labels.annotation(set.getMetadata(), MemberOverrides.ANNOTATION), e.getMessage()));
+      return;
+    }
+    Set<FieldError> ofTheSet = new HashSet<>(errors);
+    for (int i = 0; i < templates.size(); i++) {
+      StatefulSet member = KubeJson.copy(set, StatefulSet.class);
+      member.getSpec().setTemplate(templates.get(i));
+      member.getMetadata().getAnnotations().remove(MemberOverrides.ANNOTATION);
+      StatefulSetValidation v = new StatefulSetValidation(drivers);
+      v.validate(member);
+      String at = path + "[" + i + "].template";
+      for (FieldError error : v.errors) {
+        if (error.field().startsWith("spec.template") && !ofTheSet.contains(error)) {
+          errors.add(new FieldError(error.reason(), at + error.field().substring("spec.template".length()),
+              error.message()));
+        }
+      }
     }
   }
 
@@ -342,6 +409,7 @@ public final class StatefulSetValidation {
         errors.addAll(ObjectMetaValidation.validateLabels("metadata.annotations[" + LeaderLabel.ANNOTATION + "]",
             LeaderLabel.of(meta).orElseThrow().asLabels()));
       }
+      checkAnnotation(meta, MemberOverrides.ANNOTATION, MemberOverrides::problem);
       String driver = meta.getAnnotations().get(Labels.DRIVER_ANNOTATION);
       if (driver != null && !drivers.available().contains(driver)) {
         errors.add(FieldError.notSupported("metadata.annotations[" + Labels.DRIVER_ANNOTATION + "]", driver,

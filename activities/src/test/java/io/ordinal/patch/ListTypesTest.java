@@ -1,4 +1,4 @@
-package io.ordinal.api.patch;
+package io.ordinal.patch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
-import io.ordinal.api.patch.ListTypes.ListType;
+import io.ordinal.patch.ListTypes.ListType;
 import io.ordinal.store.KubeJson;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.ordinal.api.patch;
+package io.ordinal.patch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,7 +16,7 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
-import io.ordinal.api.patch.PatchStrategies.FieldPatch;
+import io.ordinal.patch.PatchStrategies.FieldPatch;
 import io.ordinal.store.KubeJson;
 import java.util.ArrayList;
 import java.util.List;

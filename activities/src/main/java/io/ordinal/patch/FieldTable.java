@@ -1,4 +1,4 @@
-package io.ordinal.api.patch;
+package io.ordinal.patch;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EphemeralContainer;

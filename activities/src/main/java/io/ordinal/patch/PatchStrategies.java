@@ -1,4 +1,4 @@
-package io.ordinal.api.patch;
+package io.ordinal.patch;
 
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.JavaType;
@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
-import io.ordinal.api.patch.FieldTable.Fact;
+import io.ordinal.patch.FieldTable.Fact;
 import io.ordinal.store.KubeJson;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,6 +1,6 @@
-package io.ordinal.api.patch;
+package io.ordinal.patch;
 
-import static io.ordinal.api.patch.FieldTable.fact;
+import static io.ordinal.patch.FieldTable.fact;
 
 import io.fabric8.kubernetes.api.model.ConfigMapKeySelector;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -22,8 +22,8 @@ import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.TypedLocalObjectReference;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
-import io.ordinal.api.patch.FieldTable.Fact;
-import io.ordinal.api.patch.PatchStrategies.FieldPatch;
+import io.ordinal.patch.FieldTable.Fact;
+import io.ordinal.patch.PatchStrategies.FieldPatch;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

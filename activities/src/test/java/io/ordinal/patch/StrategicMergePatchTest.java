@@ -1,4 +1,4 @@
-package io.ordinal.api.patch;
+package io.ordinal.patch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
-import io.ordinal.api.patch.PatchStrategies.FieldPatch;
+import io.ordinal.patch.PatchStrategies.FieldPatch;
 import io.ordinal.store.KubeJson;
 import java.io.UncheckedIOException;
 import java.util.List;

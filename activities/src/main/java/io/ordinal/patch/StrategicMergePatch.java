@@ -1,11 +1,11 @@
-package io.ordinal.api.patch;
+package io.ordinal.patch;
 
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.ordinal.api.patch.PatchStrategies.FieldPatch;
+import io.ordinal.patch.PatchStrategies.FieldPatch;
 import io.ordinal.store.KubeJson;
 import java.util.ArrayList;
 import java.util.Arrays;
