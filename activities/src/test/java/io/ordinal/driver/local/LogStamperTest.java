@@ -90,6 +90,13 @@ class LogStamperTest {
   void anEarlierStartLeftRunningIsRemovedNeverDoubled() throws Exception {
     ContainerProcess stray = start("/bin/sh", "-c", "echo up; exec sleep 1000");
     awaitLines(1);
+    // A stray is a start the service saved no record of, long since running. Its output alone does not
+    // say that its runtime has finished starting: until runc has removed the container's exec fifo (its
+    // state then reads "running"), removing the container fails that start, and runc exits 1, not 137.
+    Instant deadline = Instant.now().plusSeconds(10);
+    while (!runtime.runc.state(stray.id()).map(Runc.State::running).orElse(false) && Instant.now().isBefore(deadline)) {
+      Thread.sleep(20);
+    }
     ContainerProcess next = start("/bin/sh", "-c", "echo again; exec sleep 1000");
     assertEquals(137, stray.exitCode(), "the earlier one was killed");
     assertTrue(next.alive());
