@@ -51,7 +51,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -210,15 +210,8 @@ public class SetActivitiesImpl implements SetActivities {
    * each pair of member overrides the two revisions give an ordinal of the range.
    */
   private boolean inPlaceFor(ControllerRevisionRow from, ControllerRevisionRow to, OrdinalRange range) {
-    Map<String, Integer> ordinalOfPair = new LinkedHashMap<>();
-    if (from.memberOverrides() == null && to.memberOverrides() == null) {
-      ordinalOfPair.put("", range.start());
-    } else {
-      var fromOverrides = MemberOverrides.parse(from.memberOverrides());
-      var toOverrides = MemberOverrides.parse(to.memberOverrides());
-      range.ordinals().forEach(ordinal -> ordinalOfPair.putIfAbsent(MemberOverrides.indexFor(fromOverrides, ordinal)
-          + "/" + MemberOverrides.indexFor(toOverrides, ordinal), ordinal));
-    }
+    Map<String, Integer> ordinalOfPair = MemberOverrides.representatives(MemberOverrides.parse(from.memberOverrides()),
+        MemberOverrides.parse(to.memberOverrides()), range.start(), Math.max(range.start() + 1L, range.end()));
     return ordinalOfPair.entrySet().stream().allMatch(pair -> inPlacePairs.computeIfAbsent(
         from.uid() + ">" + to.uid() + "#" + pair.getKey(), key -> PodUpdatePolicy.notInPlace(
             MemberTemplates.of(from, pair.getValue()), MemberTemplates.of(to, pair.getValue())).isEmpty()));
@@ -280,22 +273,30 @@ public class SetActivitiesImpl implements SetActivities {
   }
 
   /**
-   * The set's claims, and the claims of other sets its template mounts by claimName that a user
-   * deleted: those wait for their last pod, which may be one of this set's (pvc-protection), and go
-   * when this set's pods stop using them.
+   * The set's claims, and the claims of other sets its template (or a member override) mounts by
+   * claimName that a user deleted: those wait for their last pod, which may be one of this set's
+   * (pvc-protection), and go when this set's pods stop using them.
    */
   private List<PvcRow> withForeignClaimsDeleted(StatefulSet set, List<PvcRow> own) {
+    Set<String> claimNames = new LinkedHashSet<>();
     var volumes = set.getSpec().getTemplate().getSpec() == null ? null : set.getSpec().getTemplate().getSpec().getVolumes();
-    if (volumes == null) {
-      return own;
+    for (var volume : volumes == null ? List.<io.fabric8.kubernetes.api.model.Volume>of() : volumes) {
+      if (volume.getPersistentVolumeClaim() != null && volume.getPersistentVolumeClaim().getClaimName() != null) {
+        claimNames.add(volume.getPersistentVolumeClaim().getClaimName());
+      }
+    }
+    for (var override : MemberOverrides.parse(MemberOverrides.canonical(set.getMetadata()))) {
+      override.template().at("/spec/volumes").forEach(volume -> {
+        if (volume.at("/persistentVolumeClaim/claimName").isTextual()) {
+          claimNames.add(volume.at("/persistentVolumeClaim/claimName").asText());
+        }
+      });
     }
     List<PvcRow> all = new ArrayList<>(own);
-    for (var volume : volumes) {
-      if (volume.getPersistentVolumeClaim() != null && volume.getPersistentVolumeClaim().getClaimName() != null) {
-        pvcs.findById(StatefulSetStore.id(set.getMetadata().getNamespace(), volume.getPersistentVolumeClaim().getClaimName()))
-            .filter(claim -> claim.terminating() && all.stream().noneMatch(c -> c.id().equals(claim.id())))
-            .ifPresent(all::add);
-      }
+    for (String claimName : claimNames) {
+      pvcs.findById(StatefulSetStore.id(set.getMetadata().getNamespace(), claimName))
+          .filter(claim -> claim.terminating() && all.stream().noneMatch(c -> c.id().equals(claim.id())))
+          .ifPresent(all::add);
     }
     return all;
   }
@@ -324,12 +325,8 @@ public class SetActivitiesImpl implements SetActivities {
   @Override
   public void pruneHistory(HistoryPruning request) {
     SetKey key = request.set();
-    // What pods run, by their labels: with member overrides the planner sees a pod at a newer revision
-    // of the same template for it, and the older one still gives its template.
-    Set<String> live = new HashSet<>(request.liveRevisions());
-    pods.ofSet(key.namespace(), key.name()).forEach(row -> live.add(row.revision()));
     sets.get(key.namespace(), key.name()).ifPresent(set -> revisions.prune(key.namespace(), key.name(),
-        set.getSpec().getRevisionHistoryLimit(), live));
+        set.getSpec().getRevisionHistoryLimit(), new HashSet<>(request.liveRevisions())));
   }
 
   @Override

@@ -31,6 +31,12 @@ public final class ClusterObjects {
   /** On a set mirrored from the cluster: the generation of the cluster object its spec came from. */
   public static final String CLUSTER_GENERATION_ANNOTATION = GROUP + "/cluster-generation";
   /**
+   * On a set mirrored from the cluster: a digest of the cluster object's member overrides when it was
+   * mirrored (they change no generation there), so that Ordinal's own change of them (an undo) is told
+   * from the user's.
+   */
+  public static final String CLUSTER_OVERRIDES_ANNOTATION = GROUP + "/cluster-member-overrides";
+  /**
    * On a set mirrored from the cluster's own apps/v1 object (Ordinal as the cluster's StatefulSet
    * controller): {@code apps/v1}. Absent: the object is an {@code apps.ordinal.io/v1} one.
    */

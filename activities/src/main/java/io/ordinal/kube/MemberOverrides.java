@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -118,6 +119,31 @@ public final class MemberOverrides {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * One ordinal of each run of {@code [start, end)} over which {@code a} and {@code b} give the same
+   * overrides, keyed by their indexes ({@code "0/"}: the first of {@code a}, none of {@code b}): all a
+   * check of each ordinal's pair of templates has to look at, however many ordinals the set has.
+   */
+  public static Map<String, Integer> representatives(List<RangeOverride> a, List<RangeOverride> b, long start,
+      long end) {
+    TreeSet<Long> cuts = new TreeSet<>(List.of(start));
+    for (List<RangeOverride> overrides : List.of(a, b)) {
+      for (RangeOverride override : overrides) {
+        for (long[] range : override.ranges()) {
+          cuts.add(Math.max(start, range[0]));
+          cuts.add(Math.max(start, range[1] + 1));
+        }
+      }
+    }
+    Map<String, Integer> out = new LinkedHashMap<>();
+    for (long cut : cuts.headSet(Math.min(end, Integer.MAX_VALUE + 1L))) {
+      int ordinal = (int) cut;
+      out.putIfAbsent(indexFor(a, ordinal).map(String::valueOf).orElse("") + "/"
+          + indexFor(b, ordinal).map(String::valueOf).orElse(""), ordinal);
+    }
+    return out;
   }
 
   /**

@@ -39,6 +39,7 @@ import io.ordinal.kube.GoJson;
 import io.ordinal.kube.GoTypes;
 import io.ordinal.kube.LabelSelectors;
 import io.ordinal.kube.Labels;
+import io.ordinal.kube.MemberOverrides;
 import io.ordinal.request.User;
 import io.ordinal.store.ControllerRevisionRow;
 import io.ordinal.store.EventRecorder;
@@ -55,6 +56,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -370,7 +372,14 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
         && Objects.equals(desired.getMetadata().getAnnotations(), current.getMetadata().getAnnotations())) {
       return current;
     }
-    if (!sameSpec && String.valueOf(object.getMetadata().getGeneration()).equals(mirroredGeneration)) {
+    // Member overrides are in an annotation, which changes no generation: Ordinal changed them if the
+    // object's are still those it mirrored.
+    boolean oursOverridesDiffer = !Objects.equals(MemberOverrides.canonical(desired.getMetadata()),
+        MemberOverrides.canonical(current.getMetadata()))
+        && Objects.equals(Labels.annotation(desired.getMetadata(), ClusterObjects.CLUSTER_OVERRIDES_ANNOTATION),
+            Labels.annotation(current.getMetadata(), ClusterObjects.CLUSTER_OVERRIDES_ANNOTATION));
+    if ((!sameSpec || oursOverridesDiffer)
+        && String.valueOf(object.getMetadata().getGeneration()).equals(mirroredGeneration)) {
       follow(object, current);
       return current;
     }
@@ -392,11 +401,13 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     ObjectNode metadata = (ObjectNode) tree.get("metadata");
     ObjectNode annotations = metadata.has("annotations") ? (ObjectNode) metadata.get("annotations")
         : metadata.putObject("annotations");
-    String cause = Labels.annotation(changed.getMetadata(), Labels.CHANGE_CAUSE_ANNOTATION);
-    if (cause == null) {
-      annotations.remove(Labels.CHANGE_CAUSE_ANNOTATION);
-    } else {
-      annotations.put(Labels.CHANGE_CAUSE_ANNOTATION, cause);
+    for (String key : List.of(Labels.CHANGE_CAUSE_ANNOTATION, MemberOverrides.ANNOTATION)) {
+      String value = Labels.annotation(changed.getMetadata(), key);
+      if (value == null) {
+        annotations.remove(key);
+      } else {
+        annotations.put(key, value);
+      }
     }
     try {
       if (isBuiltin(object)) { // Ordinal's own spec fields (a rolling update's paused) mean nothing to upstream's types
@@ -544,6 +555,19 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
             KubernetesDriver.NAME));
   }
 
+  /** A short digest of member overrides ({@link MemberOverrides#canonical}; "" for none). */
+  private static String digest(String overrides) {
+    if (overrides == null) {
+      return "";
+    }
+    try {
+      byte[] sum = java.security.MessageDigest.getInstance("SHA-256").digest(overrides.getBytes(StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(sum, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The object as an apps/v1 StatefulSet of Ordinal's: the same spec, labels and annotations. */
   static StatefulSet toStatefulSet(GenericKubernetesResource object) {
     ObjectNode tree = KubeJson.JSON.valueToTree(object);
@@ -562,6 +586,7 @@ public class ClusterFrontDoor implements ChangeFeed.Subscriber {
     annotations.put(Labels.DRIVER_ANNOTATION, KubernetesDriver.NAME);
     annotations.put(ClusterObjects.CLUSTER_UID_ANNOTATION, from.getUid());
     annotations.put(ClusterObjects.CLUSTER_GENERATION_ANNOTATION, String.valueOf(from.getGeneration()));
+    annotations.put(ClusterObjects.CLUSTER_OVERRIDES_ANNOTATION, digest(MemberOverrides.canonical(from)));
     if (isBuiltin(object)) {
       annotations.put(ClusterObjects.CLUSTER_API_VERSION_ANNOTATION, ClusterObjects.BUILTIN_API_VERSION);
     }

@@ -50,7 +50,8 @@ public class ClusterRelease implements ReleaseActivities {
   static final String RELEASED_FROM_ANNOTATION = ClusterObjects.GROUP + "/released-from";
   /** Ordinal's own annotations, which the apps/v1 successor does not carry. */
   private static final List<String> ORDINALS = List.of(ClusterObjects.CLUSTER_UID_ANNOTATION,
-      ClusterObjects.CLUSTER_GENERATION_ANNOTATION, ClusterAdoption.ADOPTED_FROM_ANNOTATION, Labels.DRIVER_ANNOTATION,
+      ClusterObjects.CLUSTER_GENERATION_ANNOTATION, ClusterObjects.CLUSTER_OVERRIDES_ANNOTATION,
+      ClusterAdoption.ADOPTED_FROM_ANNOTATION, Labels.DRIVER_ANNOTATION,
       "kubectl.kubernetes.io/last-applied-configuration");
 
   private final KubernetesClient client;

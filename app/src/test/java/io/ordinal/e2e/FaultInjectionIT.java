@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.ordinal.driver.ProcStat;
 import io.ordinal.driver.Signals;
 import io.ordinal.model.OrdinalRange;
+import io.ordinal.store.KubeJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,6 +48,8 @@ class FaultInjectionIT {
   static final String LOCAL_SET = "local";
   /** The set whose PVCs go with its condemned pods and with it (retention Delete/Delete); the others Retain. */
   static final String RECLAIMING_SET = "parallel";
+  /** Member 1 of this set has an override of its own (ordinal.io/member-overrides), changed now and then. */
+  static final String OVERRIDE_SET = "ordered-minready";
   static final Duration CONVERGE = Duration.ofMinutes(5);
 
   final Random random = new Random(SEED);
@@ -115,6 +118,9 @@ class FaultInjectionIT {
       if (name.equals("parallel")) {
         ((ObjectNode) set.get("spec")).put("podManagementPolicy", "Parallel");
       }
+      if (name.equals(OVERRIDE_SET)) {
+        ((ObjectNode) set.get("metadata")).with("annotations").put("ordinal.io/member-overrides", memberOverride(0));
+      }
       if (name.equals(RECLAIMING_SET)) {
         ((ObjectNode) set.get("spec")).putObject("persistentVolumeClaimRetentionPolicy")
             .put("whenScaled", "Delete").put("whenDeleted", "Delete");
@@ -156,6 +162,14 @@ class FaultInjectionIT {
         default -> "{\"metadata\":{\"annotations\":{\"ordinal.io/reserved-ordinals\":" + (reserve ? "\"1\"" : "null") + "}}}";
       };
       boolean inPlace = kind == 1 && name.equals(LOCAL_SET);
+      // Half the template changes of the override set change member 1's override alone: a rollout of one pod.
+      boolean override = kind == 1 && name.equals(OVERRIDE_SET) && random.nextBoolean();
+      if (override) {
+        ObjectNode annotations = KubeJson.JSON.createObjectNode();
+        annotations.putObject("metadata").putObject("annotations")
+            .put("ordinal.io/member-overrides", memberOverride(random.nextInt(1_000_000)));
+        patch = annotations.toString();
+      }
       Api.Reply reply = inPlace
           ? api.patch(path, "application/json-patch+json", Manifests.imagePatch("sleeper:" + random.nextInt(1_000_000)))
           : api.patch(path, "application/merge-patch+json", patch);
@@ -163,7 +177,8 @@ class FaultInjectionIT {
       expectNoInternalError(reply, "PATCH " + path);
       String change = switch (kind) {
         case 0 -> "scale";
-        case 1 -> inPlace ? "rollout in place (image change)" : "rollout (template change)";
+        case 1 -> inPlace ? "rollout in place (image change)" : override ? "rollout of member 1 (override change)"
+            : "rollout (template change)";
         default -> reserve ? "ordinal reserved" : "reservation lifted";
       };
       count(code == 200 ? change : "write answered " + code + " (outage)");
@@ -290,11 +305,30 @@ class FaultInjectionIT {
       violations.add(name + ": status says converged at " + wanted + " but its pods are " + names + ", not " + expected);
     }
     String revision = set.at("/status/updateRevision").asText();
+    JsonNode spec = api.set(NS, name);
+    String release = spec.at("/spec/template/metadata/annotations/release").asText();
+    String member = spec.at("/metadata/annotations").path("ordinal.io/member-overrides").asText("");
     for (JsonNode pod : pods) {
-      if (!revision.equals(pod.at("/metadata/labels/controller-revision-hash").asText())) {
-        violations.add(name + ": " + pod.at("/metadata/name").asText() + " not on the update revision after convergence");
+      String podName = pod.at("/metadata/name").asText();
+      if (name.equals(OVERRIDE_SET)) {
+        // A pod a change of member 1's override left alone keeps the label of the revision it was made from.
+        String override = pod.at("/metadata/annotations/member").asText();
+        boolean memberOne = podName.equals(name + "-1");
+        if (!pod.at("/metadata/annotations/release").asText().equals(release)
+            || memberOne != !override.isEmpty() || memberOne && !member.contains("\"" + override + "\"")) {
+          violations.add(name + ": " + podName + " has not its ordinal's template after convergence (release "
+              + pod.at("/metadata/annotations/release").asText() + ", member " + override + "; the set: " + release
+              + ", " + member + ")");
+        }
+      } else if (!revision.equals(pod.at("/metadata/labels/controller-revision-hash").asText())) {
+        violations.add(name + ": " + podName + " not on the update revision after convergence");
       }
     }
+  }
+
+  /** The override set's member overrides: member 1's pods carry annotation member={@code value}. */
+  static String memberOverride(int value) {
+    return "- {ordinals: \"1\", template: {metadata: {annotations: {member: \"" + value + "\"}}}}";
   }
 
   /** The ordinals the stored spec of set {@code name} asks for: its replicas, less its reserved ordinals. */

@@ -43,6 +43,8 @@ class MemberOverridesIT {
   void eachRangeRunsItsOwnTemplateAndAChangeToOneRangeRollsOnlyIt(@Namespace String ns) throws Exception {
     ObjectNode set = Manifests.web("web", 5, 0, Map.of());
     ((ObjectNode) set.get("metadata")).with("annotations").put(ANNOTATION, BIG.formatted("2Gi"));
+    // No history beyond what is live: the first revision stays while web-0 to web-2 were made from it.
+    ((ObjectNode) set.get("spec")).put("revisionHistoryLimit", 0);
     assertEquals(201, api.createSet(ns, set).code());
     JsonNode status = api.awaitConverged(ns, "web", 5, TIMEOUT).path("status");
     String first = status.path("updateRevision").asText();
@@ -76,6 +78,7 @@ class MemberOverridesIT {
     kubectl.run("rollout", "undo", "sts/web").ok();
     kubectl.run("rollout", "status", "sts/web", "--timeout=120s").ok();
     JsonNode undone = api.set(ns, "web");
+    assertEquals(first, undone.at("/status/updateRevision").asText(), "the first revision, brought back");
     assertTrue(undone.at("/metadata/annotations").path(ANNOTATION).asText().contains("2Gi"),
         undone.at("/metadata/annotations").toString());
     assertEquals(List.of("-web-4", "+web-4", "-web-3", "+web-3", "-web-4", "+web-4", "-web-3", "+web-3"),
@@ -85,6 +88,7 @@ class MemberOverridesIT {
 
     // The set's template changes: every member rolls, and the range keeps its override on the new template.
     String undoneRevision = api.set(ns, "web").at("/status/currentRevision").asText();
+    uids = uids(ns);
     assertEquals(200, api.setImage(ns, "web", "k8s.gcr.io/nginx-slim:0.9").code());
     api.awaitRolledOut(ns, "web", 5, undoneRevision, TIMEOUT);
     for (int i = 0; i < 5; i++) {

@@ -9,6 +9,9 @@ package io.ordinal.model;
  *     by a volumeClaimTemplate that grew
  * @param leader the pod carries the set's leader label ({@code ordinal.io/leader-label}): a rolling
  *     update replaces it last
+ * @param labelledRevision with member overrides, the revision the pod's label names when {@code
+ *     revision} is another that gives it the same template (the planner sees it at that one; the one it
+ *     was made from is still live history); null otherwise
  */
 public record PodSnapshot(
     int ordinal,
@@ -19,7 +22,13 @@ public record PodSnapshot(
     long readySinceMillis,
     boolean terminating,
     boolean claimsStale,
-    boolean leader) {
+    boolean leader,
+    String labelledRevision) {
+
+  public PodSnapshot(int ordinal, String name, String revision, String phase, boolean ready, long readySinceMillis,
+      boolean terminating, boolean claimsStale, boolean leader) {
+    this(ordinal, name, revision, phase, ready, readySinceMillis, terminating, claimsStale, leader, null);
+  }
 
   public PodSnapshot(int ordinal, String name, String revision, String phase, boolean ready, long readySinceMillis,
       boolean terminating) {
@@ -33,11 +42,13 @@ public record PodSnapshot(
 
   /** The pod as at {@code other}: a revision that gives it the template it runs (member overrides). */
   public PodSnapshot atRevision(String other) {
-    return new PodSnapshot(ordinal, name, other, phase, ready, readySinceMillis, terminating, claimsStale, leader);
+    return new PodSnapshot(ordinal, name, other, phase, ready, readySinceMillis, terminating, claimsStale, leader,
+        labelledRevision == null ? revision : labelledRevision);
   }
 
   public PodSnapshot asLeader(boolean isLeader) {
-    return new PodSnapshot(ordinal, name, revision, phase, ready, readySinceMillis, terminating, claimsStale, isLeader);
+    return new PodSnapshot(ordinal, name, revision, phase, ready, readySinceMillis, terminating, claimsStale, isLeader,
+        labelledRevision);
   }
 
   public static final String PENDING = "Pending";

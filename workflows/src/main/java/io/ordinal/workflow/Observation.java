@@ -34,7 +34,12 @@ public record Observation(SetSnapshot set, SetStatus status, boolean revisionMis
     Set<String> live = new LinkedHashSet<>();
     live.add(set.currentRevision());
     live.add(set.updateRevision());
-    set.pods().forEach(pod -> live.add(pod.revision()));
+    set.pods().forEach(pod -> {
+      live.add(pod.revision());
+      if (pod.labelledRevision() != null) {
+        live.add(pod.labelledRevision()); // its template still comes from there (member overrides)
+      }
+    });
     return List.copyOf(live);
   }
 }

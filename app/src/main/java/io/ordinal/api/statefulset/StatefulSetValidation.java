@@ -115,29 +115,31 @@ public final class StatefulSetValidation {
         || old.getSpec().getTemplate() == null) {
       return;
     }
+    String overridesPath = "metadata.annotations[" + MemberOverrides.ANNOTATION + "]";
+    if (errors.stream().anyMatch(e -> e.field().startsWith(overridesPath))) {
+      return; // overrides that cannot make a template were refused already
+    }
     String oldOverrides = MemberOverrides.canonical(old.getMetadata());
     String newOverrides = MemberOverrides.canonical(set.getMetadata());
     // With member overrides a pod's template is its ordinal's: one check for each pair of overrides an ordinal has.
     Map<String, Integer> ordinalOfPair = new java.util.LinkedHashMap<>();
     ordinalOfPair.put("/", -1);
-    if (oldOverrides != null || newOverrides != null) {
-      var before = MemberOverrides.parse(oldOverrides);
-      var after = MemberOverrides.parse(newOverrides);
-      int start = StatefulSetFields.ordinalStart(set);
-      int end = start + Objects.requireNonNullElse(set.getSpec().getReplicas(), 0) + ReservedOrdinals.of(set.getMetadata()).size();
-      for (int ordinal = start; ordinal < end; ordinal++) {
-        ordinalOfPair.putIfAbsent(MemberOverrides.indexFor(before, ordinal).map(String::valueOf).orElse("") + "/"
-            + MemberOverrides.indexFor(after, ordinal).map(String::valueOf).orElse(""), ordinal);
-      }
-    }
+    long start = StatefulSetFields.ordinalStart(set);
+    ordinalOfPair.putAll(MemberOverrides.representatives(MemberOverrides.parse(oldOverrides),
+        MemberOverrides.parse(newOverrides), start, start + Objects.requireNonNullElse(set.getSpec().getReplicas(), 0)
+            + ReservedOrdinals.of(set.getMetadata()).size()));
     Set<String> said = new HashSet<>();
     ordinalOfPair.forEach((pair, ordinal) -> {
       String overridden = pair.substring(pair.indexOf('/') + 1);
-      String at = overridden.isEmpty() ? "spec.template."
-          : "metadata.annotations[" + MemberOverrides.ANNOTATION + "][" + overridden + "].template.";
-      PodUpdatePolicy.notInPlace(MemberTemplates.apply(old.getSpec().getTemplate(), oldOverrides, ordinal),
-              MemberTemplates.apply(set.getSpec().getTemplate(), newOverrides, ordinal))
-          .filter(why -> said.add(at + why.field()))
+      String at = overridden.isEmpty() ? "spec.template." : overridesPath + "[" + overridden + "].template.";
+      Optional<PodUpdatePolicy.NotInPlace> notInPlace;
+      try {
+        notInPlace = PodUpdatePolicy.notInPlace(MemberTemplates.apply(old.getSpec().getTemplate(), oldOverrides, ordinal),
+            MemberTemplates.apply(set.getSpec().getTemplate(), newOverrides, ordinal));
+      } catch (IllegalArgumentException e) {
+        return; // the stored set's overrides no longer apply to its template: nothing to compare with
+      }
+      notInPlace.filter(why -> said.add(at + why.field()))
           .ifPresent(why -> errors.add(FieldError.forbidden(at + why.field(), "may not change under "
               + PodUpdatePolicy.ANNOTATION + ": " + InPlaceUpdates.ONLY + ": " + why.detail() + " (only containers'"
               + " image and resources are updated in place; set the policy to InPlaceIfPossible to replace the pods)")));
