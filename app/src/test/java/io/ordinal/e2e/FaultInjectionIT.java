@@ -148,8 +148,11 @@ class FaultInjectionIT {
    */
   void changeSpec() {
     int kind = changes++ % 3; // in turn, so that even the suite's short trial reserves and gives back
-    // Every other template change is the local set's image, made in place.
-    String name = kind == 2 ? RECLAIMING_SET : kind == 1 && (changes / 3) % 2 == 0 ? LOCAL_SET : randomSet();
+    // Template changes in turn: the local set's image (made in place), member 1's override of the
+    // override set (a rollout of that member alone), a random set's template.
+    int turn = (changes / 3) % 3;
+    String name = kind == 2 ? RECLAIMING_SET : kind == 1 && turn == 0 ? LOCAL_SET : kind == 1 && turn == 1 ? OVERRIDE_SET
+        : randomSet();
     String path = Paths.set(NS, name);
     if (kind == 2) {
       reservedLast = !reservedLast;
@@ -162,8 +165,7 @@ class FaultInjectionIT {
         default -> "{\"metadata\":{\"annotations\":{\"ordinal.io/reserved-ordinals\":" + (reserve ? "\"1\"" : "null") + "}}}";
       };
       boolean inPlace = kind == 1 && name.equals(LOCAL_SET);
-      // Half the template changes of the override set change member 1's override alone: a rollout of one pod.
-      boolean override = kind == 1 && name.equals(OVERRIDE_SET) && random.nextBoolean();
+      boolean override = kind == 1 && turn == 1;
       if (override) {
         ObjectNode annotations = KubeJson.JSON.createObjectNode();
         annotations.putObject("metadata").putObject("annotations")
