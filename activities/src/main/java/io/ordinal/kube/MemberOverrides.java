@@ -15,8 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The {@code ordinal.io/member-overrides} annotation of a set: ordinal ranges whose pods differ from
@@ -41,7 +39,6 @@ public final class MemberOverrides {
   /** Enough for any real layout of a set; few enough that every pod's lookup stays trivial. */
   public static final int MAX = 100;
   private static final ObjectMapper READER = new YAMLMapper();
-  private static final Pattern ITEM = Pattern.compile("\\s*(\\d{1,10})\\s*(?:-\\s*(\\d{1,10})\\s*)?");
   private static final Set<String> FIELDS = Set.of("ordinals", "template");
 
   /** One override: its ranges of ordinals (inclusive pairs) and its patch of the pod template. */
@@ -105,7 +102,7 @@ public final class MemberOverrides {
     List<RangeOverride> out = new ArrayList<>();
     for (JsonNode item : read(canonical)) {
       List<long[]> ranges = new ArrayList<>();
-      ranges(item.get("ordinals").asText(), ranges);
+      OrdinalRanges.parse(item.get("ordinals").asText(), ranges);
       out.add(new RangeOverride(List.copyOf(ranges), (ObjectNode) item.get("template")));
     }
     return List.copyOf(out);
@@ -184,7 +181,7 @@ public final class MemberOverrides {
         return at + ".ordinals is required: ordinals and ranges, as \"3\" or \"3-4, 7\"";
       }
       List<long[]> ranges = new ArrayList<>();
-      String wrong = ranges(ordinals.asText(), ranges);
+      String wrong = OrdinalRanges.parse(ordinals.asText(), ranges);
       if (wrong != null) {
         return at + ".ordinals: " + wrong;
       }
@@ -212,22 +209,4 @@ public final class MemberOverrides {
     }
   }
 
-  private static String ranges(String text, List<long[]> out) {
-    for (String item : text.split(",", -1)) {
-      Matcher m = ITEM.matcher(item);
-      if (!m.matches()) {
-        return "\"" + item.trim() + "\" is not an ordinal or a range of ordinals (\"2\", \"5-7\"); separate them with commas";
-      }
-      long first = Long.parseLong(m.group(1));
-      long last = m.group(2) == null ? first : Long.parseLong(m.group(2));
-      if (last > Integer.MAX_VALUE) {
-        return "ordinal " + last + " is more than " + Integer.MAX_VALUE;
-      }
-      if (first > last) {
-        return "range " + first + "-" + last + " ends before it starts";
-      }
-      out.add(new long[] {first, last});
-    }
-    return null;
-  }
 }

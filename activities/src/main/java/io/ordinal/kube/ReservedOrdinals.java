@@ -4,8 +4,6 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The {@code ordinal.io/reserved-ordinals} annotation of a set: ordinals it does not run, written as
@@ -20,7 +18,6 @@ public final class ReservedOrdinals {
   public static final String ANNOTATION = "ordinal.io/reserved-ordinals";
   /** More than any real set reserves, few enough to keep every observation of the set small. */
   public static final int MAX = 1_000;
-  private static final Pattern ITEM = Pattern.compile("\\s*(\\d{1,10})\\s*(?:-\\s*(\\d{1,10})\\s*)?");
 
   private ReservedOrdinals() {}
 
@@ -41,23 +38,16 @@ public final class ReservedOrdinals {
     if (text.isBlank()) {
       return null;
     }
-    for (String item : text.split(",", -1)) {
-      Matcher m = ITEM.matcher(item);
-      if (!m.matches()) {
-        return "\"" + item.trim() + "\" is not an ordinal or a range of ordinals (\"2\", \"5-7\"); separate them with commas";
-      }
-      long first = Long.parseLong(m.group(1));
-      long last = m.group(2) == null ? first : Long.parseLong(m.group(2));
-      if (last > Integer.MAX_VALUE) {
-        return "ordinal " + last + " is more than " + Integer.MAX_VALUE;
-      }
-      if (first > last) {
-        return "range " + first + "-" + last + " ends before it starts";
-      }
-      if (last - first + 1 + ordinals.size() > MAX) {
+    List<long[]> ranges = new ArrayList<>();
+    String wrong = OrdinalRanges.parse(text, ranges);
+    if (wrong != null) {
+      return wrong;
+    }
+    for (long[] range : ranges) {
+      if (range[1] - range[0] + 1 + ordinals.size() > MAX) {
         return "at most " + MAX + " ordinals may be reserved";
       }
-      for (long ordinal = first; ordinal <= last; ordinal++) {
+      for (long ordinal = range[0]; ordinal <= range[1]; ordinal++) {
         ordinals.add((int) ordinal);
       }
     }

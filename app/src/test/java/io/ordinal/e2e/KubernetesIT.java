@@ -262,6 +262,45 @@ class KubernetesIT {
   }
 
   @Test
+  void aMemberOverrideRunsInTheClusterAndOrdinalsUndoOfItIsWrittenBackToTheObject(@Namespace String name)
+      throws Exception {
+    String ns = namespace(name);
+    ObjectNode set = withoutClaims(web(3));
+    ((ObjectNode) set.get("metadata")).putObject("annotations").put("ordinal.io/member-overrides",
+        "- {ordinals: \"2\", template: {metadata: {annotations: {tier: big}}}}");
+    try (PodWatch watch = new PodWatch(setup.cluster().kubectl(), ns, "web")) {
+      apply(ns, set);
+      Map<Integer, PodWatch.Seen> made = watch.awaitReady(3, Set.of());
+      awaitRolloutComplete(ns);
+      assertEquals("big", json("-n", ns, "get", "pod", "web-2", "-o", "json").at("/metadata/annotations/tier").asText());
+      assertEquals("", json("-n", ns, "get", "pod", "web-1", "-o", "json").at("/metadata/annotations/tier").asText());
+
+      // The user changes the override on the cluster's object (no new generation there): web-2 alone rolls.
+      kubectl("-n", ns, "annotate", "--overwrite", "statefulsets.apps.ordinal.io/web",
+          "ordinal.io/member-overrides=- {ordinals: \"2\", template: {metadata: {annotations: {tier: bigger}}}}");
+      Map<Integer, PodWatch.Seen> rolled = watch.awaitReady(3, Set.of(made.get(2).uid()));
+      assertEquals("bigger", rolled.get(2).pod().at("/metadata/annotations/tier").asText());
+      assertEquals(made.get(0).uid(), rolled.get(0).uid());
+      assertEquals(made.get(1).uid(), rolled.get(1).uid());
+      awaitRolloutComplete(ns);
+
+      // Ordinal's own undo brings the first override back, on the object too, and it stays.
+      Api api = setup.ordinal().api();
+      assertEquals(200, api.post(Paths.set(ns, "web") + "/rollout/undo", null, null).code());
+      Map<Integer, PodWatch.Seen> undone = watch.awaitReady(3, Set.of(made.get(2).uid(), rolled.get(2).uid()));
+      assertEquals("big", undone.get(2).pod().at("/metadata/annotations/tier").asText());
+      awaitRolloutComplete(ns);
+      Thread.sleep(2_000); // a mirror that put the object's overrides back would have rolled web-2 again by now
+      // Written back as the revision records the overrides (JSON).
+      String first = "[{\"ordinals\":\"2\",\"template\":{\"metadata\":{\"annotations\":{\"tier\":\"big\"}}}}]";
+      JsonNode object = json("-n", ns, "get", "osts", "web", "-o", "json");
+      assertEquals(first, object.at("/metadata/annotations").path("ordinal.io/member-overrides").asText());
+      assertEquals(undone.get(2).uid(), json("-n", ns, "get", "pod", "web-2", "-o", "json").at("/metadata/uid").asText());
+      assertEquals(first, api.set(ns, "web").at("/metadata/annotations").path("ordinal.io/member-overrides").asText());
+    }
+  }
+
+  @Test
   void aSpecOrdinalRefusesIsReportedOnTheObjectWithItsFieldPath(@Namespace String name) throws Exception {
     String ns = namespace(name);
     ObjectNode set = web(1);

@@ -138,6 +138,44 @@ class MemberOverridesIT {
   }
 
   @Test
+  void aResourcesChangeOfOneMembersOverrideIsMadeInPlaceOnThatMemberAlone(@Namespace String ns) throws Exception {
+    ObjectNode set = Manifests.httpSet("sized", 2);
+    ((ObjectNode) set.get("metadata")).with("annotations").put("ordinal.io/pod-update-policy", "InPlaceIfPossible")
+        .put(ANNOTATION, SIZED.formatted("256Mi"));
+    // Burstable at either size: a resize never changes a pod's QoS class.
+    ((ObjectNode) set.at("/spec/template/spec/containers/0")).putObject("resources").putObject("requests")
+        .put("memory", "64Mi");
+    assertEquals(201, api.createSet(ns, set).code());
+    String first = api.awaitConverged(ns, "sized", 2, TIMEOUT).at("/status/updateRevision").asText();
+    JsonNode zero = api.pod(ns, "sized-0");
+    JsonNode one = api.pod(ns, "sized-1");
+    assertEquals("256Mi", one.at("/spec/containers/0/resources/limits/memory").asText());
+    assertTrue(zero.at("/spec/containers/0/resources/limits").isMissingNode());
+
+    assertEquals(200, api.patchSet(ns, "sized", mergeAnnotation(SIZED.formatted("512Mi"))).code());
+    api.awaitRolledOut(ns, "sized", 2, first, TIMEOUT);
+    JsonNode resized = api.pod(ns, "sized-1");
+    assertEquals(one.at("/metadata/uid").asText(), resized.at("/metadata/uid").asText(), "the same pod");
+    assertEquals(one.at("/status/podIP").asText(), resized.at("/status/podIP").asText());
+    assertEquals("512Mi", resized.at("/spec/containers/0/resources/limits/memory").asText());
+    assertEquals(1, resized.at("/status/containerStatuses/0/restartCount").asInt(), "its container restarted once");
+    JsonNode untouched = api.pod(ns, "sized-0");
+    assertEquals(zero.at("/status/containerStatuses/0/containerID").asText(),
+        untouched.at("/status/containerStatuses/0/containerID").asText(), "sized-0 kept its container");
+    assertEquals(0, untouched.at("/status/containerStatuses/0/restartCount").asInt());
+    assertEquals(List.of("+sized-0", "+sized-1"), api.podOperations(ns), "no pod was replaced");
+  }
+
+  static final String SIZED = """
+      - ordinals: "1"
+        template:
+          spec:
+            containers:
+            - name: server
+              resources: {limits: {memory: %s}}
+      """;
+
+  @Test
   void anOverrideThatCannotMakeAPodTemplateIsRefusedAtItsField(@Namespace String ns) {
     assertRefused(ns, "overlap", """
         - {ordinals: "1-3", template: {}}
