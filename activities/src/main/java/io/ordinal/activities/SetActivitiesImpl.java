@@ -2,7 +2,6 @@ package io.ordinal.activities;
 
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
 import io.ordinal.driver.DriverRegistry;
@@ -16,7 +15,6 @@ import io.ordinal.kube.MemberHookSpec;
 import io.ordinal.kube.MemberOverrides;
 import io.ordinal.kube.ParallelConcurrency;
 import io.ordinal.kube.PodFactory;
-import io.ordinal.kube.PodTemplateDefaults;
 import io.ordinal.pods.PodUpdatePolicy;
 import io.ordinal.kube.ReservedOrdinals;
 import io.ordinal.kube.RolloutControls;

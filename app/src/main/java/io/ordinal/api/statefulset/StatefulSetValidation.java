@@ -146,7 +146,6 @@ public final class StatefulSetValidation {
     });
   }
 
-
   /**
    * A pod written through the API (PUT or PATCH): upstream's {@code ValidatePodUpdate} for what Ordinal
    * lets change, its labels, annotations and owners (a pod's spec changes only by replacing the pod,
