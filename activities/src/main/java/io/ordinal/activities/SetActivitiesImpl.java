@@ -323,8 +323,16 @@ public class SetActivitiesImpl implements SetActivities {
   @Override
   public void pruneHistory(HistoryPruning request) {
     SetKey key = request.set();
-    sets.get(key.namespace(), key.name()).ifPresent(set -> revisions.prune(key.namespace(), key.name(),
-        set.getSpec().getRevisionHistoryLimit(), new HashSet<>(request.liveRevisions())));
+    sets.get(key.namespace(), key.name()).ifPresent(set -> {
+      // The labels of the set's own pods too: an operation that began before PodSnapshot.labelledRevision
+      // existed still knows pods by readings without it, and a member-override revision a label names
+      // is where that pod's template comes from.
+      Set<String> live = new HashSet<>(request.liveRevisions());
+      pods.ofSet(key.namespace(), key.name()).stream()
+          .filter(row -> PodStore.controlledBy(row, set.getMetadata().getUid()))
+          .forEach(row -> live.add(row.revision()));
+      revisions.prune(key.namespace(), key.name(), set.getSpec().getRevisionHistoryLimit(), live);
+    });
   }
 
   @Override

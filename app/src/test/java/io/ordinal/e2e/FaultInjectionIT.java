@@ -316,8 +316,12 @@ class FaultInjectionIT {
         // A pod a change of member 1's override left alone keeps the label of the revision it was made from.
         String override = pod.at("/metadata/annotations/member").asText();
         boolean memberOne = podName.equals(name + "-1");
+        String label = pod.at("/metadata/labels/controller-revision-hash").asText();
+        if (!label.equals(revision) && api.get(Paths.apps(NS, "controllerrevisions") + "/" + label).code() != 200) {
+          violations.add(name + ": " + podName + " names revision " + label + ", which is gone");
+        }
         if (!pod.at("/metadata/annotations/release").asText().equals(release)
-            || memberOne != !override.isEmpty() || memberOne && !member.contains("\"" + override + "\"")) {
+            || memberOne != !override.isEmpty() || memberOne && !member.contains("member: \"" + override + "\"")) {
           violations.add(name + ": " + podName + " has not its ordinal's template after convergence (release "
               + pod.at("/metadata/annotations/release").asText() + ", member " + override + "; the set: " + release
               + ", " + member + ")");
