@@ -20,7 +20,8 @@ const puppeteer = require('puppeteer-core');
     await page.setViewport({width: 1800, height: 1400});
     await page.goto(url, {waitUntil: 'domcontentloaded'});
     // A running workflow's current details are read once, at load: the UI's R key reads them again.
-    const deadline = Date.now() + 60000;
+    const deadline = Date.now() + 90000;
+    let reloadAt = Date.now() + 15000;
     const holdsText = async () => {
       if (codeEnd) {
         await page.evaluate(() => document.querySelectorAll('.cm-scroller')
@@ -38,6 +39,11 @@ const puppeteer = require('puppeteer-core');
       if (await page.evaluate(() => document.body.innerText.includes("There's an error"))) {
         // The UI's own error page (its server's call to Temporal failed, seen under load): it asks
         // for a refresh, and R does not leave it.
+        await page.reload({waitUntil: 'domcontentloaded'});
+      } else if (Date.now() > reloadAt) {
+        // Under load the UI has been seen to stop at its frame (no route drawn, R changes nothing) for a
+        // whole minute: load the page again, as a user would.
+        reloadAt = Date.now() + 15000;
         await page.reload({waitUntil: 'domcontentloaded'});
       } else {
         await page.keyboard.press('r');
