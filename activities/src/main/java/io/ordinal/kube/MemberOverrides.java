@@ -57,11 +57,17 @@ public final class MemberOverrides {
    */
   public static String canonical(ObjectMeta meta) {
     String text = Labels.annotation(meta, ANNOTATION);
-    if (text == null || problem(text) != null) {
+    if (text == null) {
       return null;
     }
-    if (!(read(text) instanceof ArrayNode list) || list.isEmpty()) {
-      return null; // an empty value
+    JsonNode value;
+    try {
+      value = read(text);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    if (problem(value) != null || !(value instanceof ArrayNode list) || list.isEmpty()) {
+      return null; // refused at admission, or an empty value
     }
     ArrayNode out = JsonNodeFactory.instance.arrayNode();
     for (JsonNode item : list) {
@@ -148,12 +154,14 @@ public final class MemberOverrides {
    * valid. Whether each patched template is itself valid is the set's validation's to say.
    */
   public static String problem(String text) {
-    JsonNode list;
     try {
-      list = read(text);
+      return problem(read(text));
     } catch (IllegalArgumentException e) {
       return "must be a list of {ordinals, template} (JSON or YAML): " + e.getMessage().lines().findFirst().orElse("");
     }
+  }
+
+  private static String problem(JsonNode list) {
     if (list == null || list.isNull() || list.isMissingNode()) {
       return null; // an empty value: no overrides
     }
@@ -208,5 +216,4 @@ public final class MemberOverrides {
       throw new IllegalArgumentException(e.getMessage(), e);
     }
   }
-
 }
