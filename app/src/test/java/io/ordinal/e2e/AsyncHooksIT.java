@@ -83,9 +83,13 @@ class AsyncHooksIT {
       shortDeadline.putObject("metadata").putObject("annotations").put("ordinal.io/member-hooks", hooks(endpoint, 2));
       assertEquals(200, api.patch(Paths.set(NS, "web"), "application/merge-patch+json", shortDeadline.toString()).code());
       api.patchSet(NS, "web", "{\"spec\":{\"replicas\":1}}");
+      // The hold is two writes (the annotation, then the condition with the cause): wait for both.
       JsonNode held = api.await(Paths.set(NS, "web"), TIMEOUT,
-          r -> r.json().at("/metadata/annotations/ordinal.io~1held-hook").isTextual());
-      assertTrue(held.toString().contains("reported no completion"), held.toString());
+          r -> r.json().at("/metadata/annotations/ordinal.io~1held-hook").isTextual()
+              && condition(r.json(), "MembershipHook").path("status").asText().equals("False"));
+      assertEquals("PreDelete hook of web-1 failed", held.at("/metadata/annotations/ordinal.io~1held-hook").asText());
+      assertTrue(condition(held, "MembershipHook").path("message").asText().contains("reported no completion"),
+          held.toString());
       assertEquals(200, api.get(Paths.pod(NS, "web-1")).code());
       Api.Reply invalid = api.post(Paths.set(NS, "web") + "/rollout/complete", "application/json", "{}");
       assertEquals(422, invalid.code(), invalid.body());
@@ -99,6 +103,15 @@ class AsyncHooksIT {
   static String hooks(HttpServer endpoint, int deadline) {
     return "preDelete:\n  http: {url: 'http://127.0.0.1:" + endpoint.getAddress().getPort() + "/leave'}\n"
         + "  maxAttempts: 2\n  backoffSeconds: 1\n  completionDeadlineSeconds: " + deadline + "\n";
+  }
+
+  static JsonNode condition(JsonNode set, String type) {
+    for (JsonNode c : set.at("/status/conditions")) {
+      if (c.path("type").asText().equals(type)) {
+        return c;
+      }
+    }
+    return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
   }
 
   static void awaitEvent(Api api, String reason, String text) {
