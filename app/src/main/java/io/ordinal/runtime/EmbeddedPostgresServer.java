@@ -70,9 +70,11 @@ final class EmbeddedPostgresServer implements AutoCloseable {
     Files.createDirectories(dir);
     Path pidFile = dir.resolve("postmaster.pid");
     // pg_ctl starts the postmaster with -D and the data dir as zonky was given it: this one.
+    // Its immediate shutdown (SIGQUIT), not the fast one (a checkpoint first, 2 s or more, each start
+    // after a crash): the start then replays the WAL since the last checkpoint, as after any crash.
     Processes.fromPidFile(pidFile, dir.toString()).ifPresent(orphan -> {
-      log.warn("stopping PostgreSQL (pid {}) left running by a previous run", orphan.pid());
-      Processes.stop(orphan, "INT", Duration.ofSeconds(30));
+      log.warn("stopping PostgreSQL (pid {}) left running by a previous run (immediate shutdown)", orphan.pid());
+      Processes.stop(orphan, "QUIT", Duration.ofSeconds(30));
     });
     // A pid file still here names no PostgreSQL of this data dir (the data dir's lock rules out another
     // service on it): a crash's, whose pid may since be another process's. PostgreSQL refuses to

@@ -1,7 +1,9 @@
 package io.ordinal.runtime;
 
+import io.ordinal.driver.ProcStat;
 import io.ordinal.driver.Signals;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -9,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /** Helpers for the helper processes the service owns (Temporal dev server, PostgreSQL). */
 final class Processes {
@@ -40,7 +43,7 @@ final class Processes {
 
   /** Sends {@code signal} (e.g. INT, TERM), waits up to {@code grace}, then kills. */
   static void stop(ProcessHandle process, String signal, Duration grace) {
-    if (!process.isAlive()) {
+    if (ended(process)) {
       return;
     }
     try {
@@ -62,7 +65,7 @@ final class Processes {
    */
   private static boolean exited(ProcessHandle process, Duration grace) {
     long deadline = System.nanoTime() + grace.toNanos();
-    while (process.isAlive()) {
+    while (!ended(process)) {
       if (System.nanoTime() > deadline) {
         return false;
       }
@@ -70,10 +73,28 @@ final class Processes {
         Thread.sleep(20);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return !process.isAlive();
+        return ended(process);
       }
     }
     return true;
+  }
+
+  /**
+   * Whether {@code process} has ended: gone, or a zombie whose threads have all gone. A leftover's
+   * parent is init, which may collect its exit only a second or more later (each start after a crash
+   * waited for it twice, for the dev server and for PostgreSQL). The main thread of a killed
+   * multi-threaded process (the Go dev server) may be a zombie while its other threads still exit; the
+   * process's files, its listening ports among them, close only when the last one has.
+   */
+  static boolean ended(ProcessHandle process) {
+    if (ProcStat.running(process)) {
+      return false;
+    }
+    try (Stream<Path> threads = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
+      return threads.count() <= 1;
+    } catch (IOException | UncheckedIOException e) {
+      return true; // gone (or no procfs, where running() trusted the JDK)
+    }
   }
 
   static boolean portOpen(String host, int port) {

@@ -42,13 +42,14 @@ final class TemporalDevServer implements AutoCloseable {
   /**
    * Stops the dev server a killed run of this data dir left running (its pid file says which, and its
    * database argument that it is ours): it holds this installation's ports, which are checked before
-   * anything starts.
+   * anything starts. SIGKILL, not a graceful stop (2 s or more, each start after a crash): its SQLite
+   * WAL keeps every commit across a crash of the process, as it must for a crash of the machine.
    */
   static void stopOrphan(Settings settings) {
     Path dir = settings.dataDir().resolve("temporal");
     Processes.fromPidFile(dir.resolve("temporal.pid"), database(dir)).ifPresent(orphan -> {
-      log.warn("stopping Temporal dev server (pid {}) left running by a previous run", orphan.pid());
-      Processes.stop(orphan, "TERM", Duration.ofSeconds(15));
+      log.warn("killing Temporal dev server (pid {}) left running by a previous run", orphan.pid());
+      Processes.stop(orphan, "KILL", Duration.ofSeconds(15));
     });
   }
 

@@ -3,8 +3,11 @@ package io.ordinal.runtime;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,5 +46,26 @@ class ProcessesTest {
     ended.waitFor();
     Path pidFile = Files.writeString(dir.resolve("temporal.pid"), ended.pid() + "\n");
     assertTrue(Processes.fromPidFile(pidFile, "true").isEmpty());
+  }
+
+  @Test
+  void aZombieHasEndedThoughNoParentHasCollectedIt() throws Exception {
+    // sh starts a short sleep, then becomes a long one, which never collects it: a zombie for 30 s,
+    // as a killed run's leftover is until init collects it.
+    Process parent = new ProcessBuilder("sh", "-c", "sleep 0.1 & echo $!; exec sleep 30").start();
+    try {
+      long pid = Long.parseLong(new BufferedReader(new InputStreamReader(parent.getInputStream())).readLine().trim());
+      ProcessHandle child = ProcessHandle.of(pid).orElseThrow();
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!Processes.ended(child)) {
+        assertTrue(System.nanoTime() < deadline, "the short sleep never ended");
+        Thread.sleep(20);
+      }
+      assertTrue(child.isAlive(), "the JDK still calls a zombie alive");
+      Processes.stop(child, "TERM", Duration.ofSeconds(60));
+      assertTrue(parent.isAlive(), "stop returned while the zombie was still uncollected");
+    } finally {
+      parent.destroyForcibly().waitFor();
+    }
   }
 }
