@@ -44,9 +44,15 @@ final class ProcessUsage {
     Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
     Command.run(Duration.ofMinutes(1), jcmd.toString(), Long.toString(pid), "GC.run");
     String info = Command.run(Duration.ofMinutes(1), jcmd.toString(), Long.toString(pid), "GC.heap_info").out();
-    // G1: "garbage-first heap   total reserved 524288K, committed 77824K, used 41244K [...]"
-    Matcher used = Pattern.compile("used (\\d+)K").matcher(info);
-    return used.find() ? Long.parseLong(used.group(1)) / 1024.0 : 0;
+    // G1: "garbage-first heap   total reserved 524288K, committed 77824K, used 41244K [...]"; the serial
+    // collector (the suite's smoke runs): "DefNew     total 116160K, used 31021K [...]" and "Tenured
+    // total 258048K, used 1166K [...]". Metaspace's lines say "used" too, and no "total".
+    long usedKiB = 0;
+    for (String line : info.lines().filter(l -> l.contains(" total ")).toList()) {
+      Matcher used = Pattern.compile("used (\\d+)K").matcher(line);
+      usedKiB += used.find() ? Long.parseLong(used.group(1)) : 0;
+    }
+    return usedKiB / 1024.0;
   }
 
   /** The size of the regular files under {@code directory}, in MiB (files that go meanwhile count as nothing). */
