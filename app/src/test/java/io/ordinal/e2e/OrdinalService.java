@@ -269,7 +269,6 @@ final class OrdinalService implements AutoCloseable {
     awaitHealthy(Duration.ofSeconds(120));
   }
 
-  /** A class archive the JVM cannot use (another JDK, another jar) is only slower: no warning in the log. */
   /**
    * The suite's services compile with C1 only and collect with the serial collector. A test service
    * lives a minute or two, mostly waiting, while the suite's classes compete for 2 cores. C2's
@@ -277,6 +276,7 @@ final class OrdinalService implements AutoCloseable {
    * 30 s idle. The checks are the same; ./ordinal bench keeps the JVM's defaults, as ./ordinal server does.
    */
   private static final List<String> TEST_JVM_FLAGS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  /** A class archive the JVM cannot use (another JDK, another jar) is only slower: no warning in the log. */
   private static final List<String> QUIET_CLASS_ARCHIVE = List.of("-Xlog:cds=off", "-Xlog:cds+dynamic=off");
   private Path trainingArchive;
   private static Optional<Path> testClassArchive;

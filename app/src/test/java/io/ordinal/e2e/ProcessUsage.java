@@ -47,9 +47,10 @@ final class ProcessUsage {
     // G1: "garbage-first heap   total reserved 524288K, committed 77824K, used 41244K [...]"; the serial
     // collector (the suite's smoke runs): "DefNew     total 116160K, used 31021K [...]" and "Tenured
     // total 258048K, used 1166K [...]". Metaspace's lines say "used" too, and no "total".
+    Pattern usedPattern = Pattern.compile("used (\\d+)K");
     long usedKiB = 0;
     for (String line : info.lines().filter(l -> l.contains(" total ")).toList()) {
-      Matcher used = Pattern.compile("used (\\d+)K").matcher(line);
+      Matcher used = usedPattern.matcher(line);
       usedKiB += used.find() ? Long.parseLong(used.group(1)) : 0;
     }
     return usedKiB / 1024.0;
